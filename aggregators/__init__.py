@@ -1,0 +1,42 @@
+"""Rank systems from ballots: the registry of aggregation methods.
+
+    from aggregators import aggregate, REGISTRY
+    ranking = aggregate("borda", ballots, ties="max")
+
+Pure: imports nothing from the rest of scorehouse, never touches disk.
+"""
+
+from aggregators.errors import (
+    AggregationError,
+    InvalidBallotsError,
+    InvalidParameterError,
+    MissingScoresError,
+    NonPositiveScoresError,
+    TooManySystemsError,
+    UnknownMethodError,
+)
+from aggregators.profile import Profile, build_profile
+from aggregators.ranking import ranking_table
+from aggregators.registry import REGISTRY, MethodInfo, RankingResult, Scored, aggregate, register, run
+
+# Method modules register themselves on import; this is the one list of them.
+
+__all__ = [
+    "REGISTRY",
+    "AggregationError",
+    "InvalidBallotsError",
+    "InvalidParameterError",
+    "MethodInfo",
+    "MissingScoresError",
+    "NonPositiveScoresError",
+    "Profile",
+    "RankingResult",
+    "Scored",
+    "TooManySystemsError",
+    "UnknownMethodError",
+    "aggregate",
+    "build_profile",
+    "ranking_table",
+    "register",
+    "run",
+]

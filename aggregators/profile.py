@@ -1,0 +1,152 @@
+"""Ballots in, a dense profile out: the one validation boundary of the aggregators.
+
+The public contract takes a long ``polars.DataFrame`` of ballots
+(``voter, system, score[, weight][, group]``, score oriented higher-is-better,
+null = missing).  Methods work on the dense :class:`Profile` built here: a
+voters x systems float matrix with NaN for missing cells, systems sorted by
+name and voters sorted by name, so the result never depends on row order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from aggregators.errors import InvalidBallotsError, MissingScoresError
+
+REQUIRED_COLUMNS = {"voter": pl.String, "system": pl.String}
+NUMERIC_COLUMNS = ("score", "weight")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A validated, dense view of a ballots table.
+
+    ``scores[v, s]`` is voter ``v``'s score of system ``s`` (higher is better),
+    NaN where the voter did not score the system.  ``weights[v]`` is the
+    voter's weight and ``groups[v]`` the group it belongs to ("" when the
+    ballots had no group column).
+    """
+
+    systems: tuple[str, ...]
+    voters: tuple[str, ...]
+    scores: np.ndarray
+    weights: np.ndarray
+    groups: tuple[str, ...]
+
+    @property
+    def observed(self) -> np.ndarray:
+        """Boolean mask of the scored cells."""
+        return ~np.isnan(self.scores)
+
+    @property
+    def has_missing(self) -> bool:
+        return bool(np.isnan(self.scores).any())
+
+    def require_complete(self, method: str) -> None:
+        """Raise :class:`MissingScoresError` naming the first missing cell."""
+        missing = np.argwhere(np.isnan(self.scores))
+        if len(missing):
+            v, s = missing[0]
+            raise MissingScoresError(
+                f"method {method!r} needs a score for every (voter, system) but "
+                f"{len(missing)} are missing, the first being voter {self.voters[v]!r}, "
+                f"system {self.systems[s]!r}; use 'borda_partial', a majority-relation "
+                f"rule ('copeland', 'minimax', 'condorcet') or drop incomplete systems first"
+            )
+
+
+def _check_columns(ballots: pl.DataFrame) -> pl.DataFrame:
+    if not isinstance(ballots, pl.DataFrame):
+        raise InvalidBallotsError(
+            f"ballots must be a polars.DataFrame, got {type(ballots).__name__}"
+        )
+    absent = [c for c in ("voter", "system", "score") if c not in ballots.columns]
+    if absent:
+        raise InvalidBallotsError(
+            f"ballots lack the column(s) {absent}; expected voter, system, score[, weight][, group]"
+        )
+    for name, dtype in REQUIRED_COLUMNS.items():
+        if ballots.schema[name] != dtype:
+            raise InvalidBallotsError(
+                f"ballots column {name!r} must be String, got {ballots.schema[name]}"
+            )
+    for name in NUMERIC_COLUMNS:
+        if name in ballots.columns and not ballots.schema[name].is_numeric():
+            raise InvalidBallotsError(
+                f"ballots column {name!r} must be numeric, got {ballots.schema[name]}"
+            )
+    if "group" in ballots.columns and ballots.schema["group"] != pl.String:
+        raise InvalidBallotsError(f"ballots column 'group' must be String, got {ballots.schema['group']}")
+    if ballots.height == 0:
+        raise InvalidBallotsError("ballots are empty: there is nothing to rank")
+    nulls = ballots.select(pl.col("voter").null_count(), pl.col("system").null_count()).row(0)
+    if any(nulls):
+        raise InvalidBallotsError("ballots have null voter or system names; every row needs both")
+    return ballots.with_columns(
+        pl.col("score").cast(pl.Float64),
+        (pl.col("weight").cast(pl.Float64) if "weight" in ballots.columns else pl.lit(1.0).alias("weight")),
+        (pl.col("group") if "group" in ballots.columns else pl.lit("").alias("group")),
+    )
+
+
+def _check_values(ballots: pl.DataFrame) -> None:
+    dup = (
+        ballots.group_by("voter", "system").len().filter(pl.col("len") > 1).sort("voter", "system").head(1)
+    )
+    if dup.height:
+        voter, system, n = dup.row(0)
+        raise InvalidBallotsError(
+            f"voter {voter!r} scores system {system!r} {n} times; a voter casts one score "
+            f"per system: deduplicate the ballots (or give the voters distinct names)"
+        )
+    bad = ballots.filter(pl.col("score").is_not_null() & ~pl.col("score").is_finite()).head(1)
+    if bad.height:
+        raise InvalidBallotsError(
+            f"voter {bad['voter'][0]!r} gives system {bad['system'][0]!r} the non-finite score "
+            f"{bad['score'][0]}; use null for a missing score"
+        )
+    bad_w = ballots.filter(
+        pl.col("weight").is_null() | ~pl.col("weight").is_finite() | (pl.col("weight") < 0)
+    ).head(1)
+    if bad_w.height:
+        raise InvalidBallotsError(
+            f"voter {bad_w['voter'][0]!r} has weight {bad_w['weight'][0]}; weights must be finite and >= 0"
+        )
+    per_voter = ballots.group_by("voter").agg(
+        pl.col("weight").n_unique().alias("nw"), pl.col("group").n_unique().alias("ng")
+    ).filter((pl.col("nw") > 1) | (pl.col("ng") > 1)).sort("voter").head(1)
+    if per_voter.height:
+        raise InvalidBallotsError(
+            f"voter {per_voter['voter'][0]!r} has more than one weight or group; "
+            f"weight and group are properties of the voter and must be constant across its rows"
+        )
+
+
+def build_profile(ballots: pl.DataFrame) -> Profile:
+    """Validate ``ballots`` and return their dense :class:`Profile`.
+
+    Raises :class:`InvalidBallotsError` for missing columns, wrong dtypes,
+    null names, duplicated (voter, system) pairs, non-finite scores and
+    negative, null or non-finite weights.
+    """
+    ballots = _check_columns(ballots)
+    _check_values(ballots)
+    systems = ballots.get_column("system").unique().sort()
+    voters = ballots.select("voter", "weight", "group").unique("voter").sort("voter")
+    coded = ballots.join(
+        systems.to_frame().with_row_index("s"), on="system"
+    ).join(voters.select("voter").with_row_index("v"), on="voter")
+    matrix = np.full((voters.height, systems.len()), np.nan)
+    matrix[coded.get_column("v").to_numpy(), coded.get_column("s").to_numpy()] = (
+        coded.get_column("score").fill_null(np.nan).to_numpy()
+    )
+    return Profile(
+        systems=tuple(systems.to_list()),
+        voters=tuple(voters.get_column("voter").to_list()),
+        scores=matrix,
+        weights=voters.get_column("weight").to_numpy().astype(float),
+        groups=tuple(voters.get_column("group").to_list()),
+    )

@@ -1,0 +1,73 @@
+"""The one place where scores become ranks.
+
+Every method returns one score per system, higher is better; this module turns
+those scores into the ``system, score, rank, tied`` table of the contract.
+Scores that differ by no more than a relative 1e-9 are a tie: sums of the same
+numbers in another order differ in the last bits, and a tie must not depend on
+the order of the voters.  Systems with a NaN score (nothing to rank them on)
+come last, tied with each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+from scipy.stats import rankdata
+
+RANKING_SCHEMA = {"system": pl.String, "score": pl.Float64, "rank": pl.Int64, "tied": pl.Boolean}
+TIE_TOLERANCE = 1e-9
+
+
+def tie_classes(scores: np.ndarray) -> np.ndarray:
+    """Rank of each score (1 = highest), tied scores sharing the smallest rank.
+
+    Scores are tied when consecutive sorted values differ by no more than
+    ``TIE_TOLERANCE`` relative to their magnitude (at least 1).  NaN ranks last.
+    """
+    scores = np.asarray(scores, dtype=float)
+    n = scores.size
+    ranks = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return ranks
+    key = np.where(np.isnan(scores), -np.inf, scores)
+    order = np.lexsort((np.arange(n), -key))
+    ordered = key[order]
+    nan_sorted = np.isnan(scores[order])
+    with np.errstate(invalid="ignore"):  # -inf - -inf between two NaN slots
+        gap = np.abs(np.diff(ordered))
+        scale = np.maximum(1.0, np.maximum(np.abs(ordered[:-1]), np.abs(ordered[1:])))
+        new_class = ~(gap <= TIE_TOLERANCE * scale)
+    new_class &= ~(nan_sorted[:-1] & nan_sorted[1:])
+    new_class |= nan_sorted[:-1] != nan_sorted[1:]
+    starts = np.concatenate(([True], new_class))
+    positions = np.arange(1, n + 1)
+    first_of_class = np.maximum.accumulate(np.where(starts, positions, 0))
+    ranks[order] = first_of_class
+    return ranks
+
+
+def ranking_table(systems: Sequence[str], scores: np.ndarray) -> pl.DataFrame:
+    """The contract's ranking table for ``systems`` scored by ``scores``."""
+    scores = np.asarray(scores, dtype=float)
+    ranks = tie_classes(scores)
+    counts = np.bincount(ranks, minlength=len(ranks) + 1)
+    return pl.DataFrame(
+        {
+            "system": list(systems),
+            "score": scores,
+            "rank": ranks,
+            "tied": counts[ranks] > 1,
+        },
+        schema=RANKING_SCHEMA,
+    ).sort("rank", "system")
+
+
+def ranks_within_voters(scores: np.ndarray) -> np.ndarray:
+    """Per-voter (row) competition ranks, 1 = best, ties share the smallest rank.
+
+    NaN cells stay NaN.  Exact ties only: within one voter the scores are the
+    published values, not sums, so equal means equal.
+    """
+    return rankdata(-np.asarray(scores, dtype=float), method="min", axis=1, nan_policy="omit")

@@ -1,0 +1,1 @@
+"""Pure transformations: dump parsers, validation, scores to ballots, rank tables, pairwise counts."""

@@ -1,0 +1,79 @@
+"""Parsers of the native score-dump formats, and format detection.
+
+``parse_file(path)`` detects the format from the file's name and first bytes
+(or takes ``format=``), runs its parser and returns :class:`Parsed`.  Formats
+whose loading executes code (pickles) are refused unless ``trust_pickle=True``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from transforms.parsers.base import Format, Parsed, ParseError
+
+FORMATS: dict[str, Format] = {}
+
+SNIFF_BYTES = 64 * 1024
+
+
+def register_format(fmt: Format) -> Format:
+    if fmt.name in FORMATS:
+        raise ValueError(f"format {fmt.name!r} is registered twice")
+    FORMATS[fmt.name] = fmt
+    return fmt
+
+
+def read_head(path: Path) -> bytes:
+    """The first bytes of ``path``, decompressed when it is gzip."""
+    import gzip
+
+    with open(path, "rb") as handle:
+        head = handle.read(SNIFF_BYTES)
+    if head[:2] == b"\x1f\x8b":
+        with gzip.open(path, "rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+    return head
+
+
+def detect_format(path: Path) -> Format:
+    """The one format whose ``sniff`` accepts ``path``; ParseError otherwise."""
+    head = read_head(path)
+    matches = [f for f in FORMATS.values() if f.sniff(path, head)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise ParseError(
+            path,
+            "unrecognised format; pass --format with one of: " + ", ".join(sorted(FORMATS)),
+        )
+    raise ParseError(
+        path,
+        "ambiguous format, it looks like " + " and ".join(f.name for f in matches)
+        + "; pass --format to choose",
+    )
+
+
+def parse_file(
+    path: str | Path,
+    *,
+    format: str | None = None,
+    benchmark: str | None = None,
+    trust_pickle: bool = False,
+) -> tuple[Format, Parsed]:
+    """Parse ``path`` into rows; returns the format used and its output."""
+    path = Path(path)
+    if format is not None:
+        if format not in FORMATS:
+            raise ParseError(path, f"unknown --format {format!r}; known: {', '.join(sorted(FORMATS))}")
+        fmt = FORMATS[format]
+    else:
+        fmt = detect_format(path)
+    if fmt.needs_trust and not trust_pickle:
+        raise ParseError(
+            path,
+            f"format {fmt.name!r} executes code when loaded; pass --trust-pickle if you trust this file",
+        )
+    return fmt, fmt.parse(path, benchmark)
+
+
+# Parser modules register themselves on import; this is the one list of them.

@@ -1,0 +1,87 @@
+"""What every dump parser is and returns.
+
+A parser is a pure function ``parse(path, benchmark) -> Parsed`` for one native
+format, registered in :data:`transforms.parsers.FORMATS` together with a
+``sniff(path, head) -> bool`` that recognises the format from the file's name
+and first bytes.  Parsers emit every published cell as a row of
+:data:`warehouse.schema.PARSED_ROWS` (value kept as text, missing cells as
+null); deciding which values are usable is :mod:`transforms.validate`'s job,
+so no parser drops or coerces a value on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from warehouse.schema import PARSED_ROWS, conform
+
+
+class ParseError(ValueError):
+    """A file that cannot be parsed at all.  Retrying does not help: the file
+    (or the ``--format`` chosen for it) has to change."""
+
+    def __init__(self, file: str | Path, problem: str, line: int | None = None) -> None:
+        self.file = str(file)
+        self.line = line
+        self.problem = problem
+        where = f"{self.file}, line {line}" if line is not None else self.file
+        super().__init__(f"{where}: {problem}")
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A parser's output: the cells and what it noticed on the way.
+
+    ``problems`` are things the user should know that did not stop parsing,
+    e.g. "duplicated system name 'BERT' on lines 12 and 40, renamed 'BERT#2'".
+    """
+
+    rows: pl.DataFrame
+    problems: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rows", conform(self.rows, PARSED_ROWS))
+
+
+@dataclass(frozen=True)
+class Format:
+    """One native dump format."""
+
+    name: str
+    sniff: Callable[[Path, bytes], bool]
+    parse: Callable[[Path, str | None], Parsed]
+    description: str
+    needs_trust: bool = False  # True for formats whose loading executes code (pickles)
+
+
+def rows_frame(
+    benchmark: str,
+    task: list[str | None] | str,
+    metric: list[str | None] | str,
+    instance: list[str | None] | None,
+    system: list[str | None],
+    value: list[str | None],
+    line: list[int | None] | None,
+) -> pl.DataFrame:
+    """Build a PARSED_ROWS frame from columns (scalars broadcast)."""
+    n = len(system)
+
+    def column(x: object) -> list:
+        return x if isinstance(x, list) else [x] * n
+
+    return pl.DataFrame(
+        {
+            "benchmark": [benchmark] * n,
+            "task": column(task),
+            "metric": column(metric),
+            "instance": column(instance),
+            "system": system,
+            "value": value,
+            "line": column(line),
+        },
+        schema=PARSED_ROWS,
+    )
