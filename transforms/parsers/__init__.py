@@ -53,15 +53,8 @@ def detect_format(path: Path) -> Format:
     )
 
 
-def parse_file(
-    path: str | Path,
-    *,
-    format: str | None = None,
-    benchmark: str | None = None,
-    trust_pickle: bool = False,
-) -> tuple[Format, Parsed]:
-    """Parse ``path`` into rows; returns the format used and its output."""
-    path = Path(path)
+def choose_format(path: Path, *, format: str | None = None, trust_pickle: bool = False) -> Format:
+    """The format to read ``path`` with: ``format`` if given, else detected; pickles need trust."""
     if format is not None:
         if format not in FORMATS:
             raise ParseError(path, f"unknown --format {format!r}; known: {', '.join(sorted(FORMATS))}")
@@ -73,6 +66,19 @@ def parse_file(
             path,
             f"format {fmt.name!r} executes code when loaded; pass --trust-pickle if you trust this file",
         )
+    return fmt
+
+
+def parse_file(
+    path: str | Path,
+    *,
+    format: str | None = None,
+    benchmark: str | None = None,
+    trust_pickle: bool = False,
+) -> tuple[Format, Parsed]:
+    """Parse ``path`` into rows; returns the format used and its output."""
+    path = Path(path)
+    fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
     return fmt, fmt.parse(path, benchmark)
 
 

@@ -1,0 +1,155 @@
+"""The ``scorehouse`` command line.
+
+Prefect and DuckDB are imported inside the commands that need them: importing
+Prefect alone costs about two seconds, which ``scorehouse --help`` should not pay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BUNDLED_DATA = REPO_ROOT / "data" / "bundled"
+
+SUMMARY_SQL = """
+SELECT benchmark, level,
+       count(DISTINCT system) AS systems,
+       count(DISTINCT task) AS tasks,
+       count(DISTINCT metric) AS metrics,
+       count(DISTINCT instance) AS instances,
+       count(*) AS scores,
+       count(*) FILTER (WHERE score IS NULL) AS missing
+FROM scores GROUP BY ALL ORDER BY ALL
+"""
+
+
+def _quiet_prefect() -> None:
+    """Prefect without a server, analytics or chatter, unless the user configured otherwise."""
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
+
+
+def _print_frame(frame, max_rows: int = 60) -> None:  # noqa: ANN001 - polars is imported lazily
+    import polars as pl
+
+    with pl.Config(tbl_rows=max_rows, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=60,
+                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+        print(frame)
+    if frame.height > max_rows:
+        print(f"({frame.height} rows, {max_rows} shown; use --format csv --output FILE for all)")
+
+
+def print_ingest_report(report) -> None:  # noqa: ANN001
+    loaded = [f for f in report.files if f.status == "loaded"]
+    unchanged = [f for f in report.files if f.status == "unchanged"]
+    print(f"{len(loaded)} file(s) loaded, {len(unchanged)} unchanged, {len(report.rejected_files)} rejected, "
+          f"{report.rows_quarantined} row(s) quarantined")
+    if report.skipped_documents:
+        print(f"skipped {len(report.skipped_documents)} documentation file(s) (README, PROVENANCE, ...)")
+    for f in loaded:
+        for problem in f.problems:
+            print(f"  note: {f.path}: {problem}")
+        if f.rows_quarantined:
+            print(f"  quarantined: {f.path}: {f.rows_quarantined} of {f.rows_in} rows "
+                  f"(see: scorehouse sql \"SELECT * FROM quarantine\")")
+    for f in report.rejected_files:
+        print(f"  rejected: {f.error}", file=sys.stderr)
+
+
+def print_summary(home: str | None) -> None:
+    from warehouse.catalog import connect, query_frame
+    from warehouse.storage import Warehouse
+
+    with connect(Warehouse(home)) as con:
+        _print_frame(query_frame(con, SUMMARY_SQL))
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    _quiet_prefect()
+    from flows.ingest import ingest_flow
+
+    report = ingest_flow(
+        [str(p) for p in args.paths], home=args.home, format=args.format, benchmark=args.benchmark,
+        trust_pickle=args.trust_pickle, progress=sys.stderr.isatty(),
+    )
+    print_ingest_report(report)
+    print_summary(args.home)
+    return 0 if report.ok else 1
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    from warehouse.catalog import connect, query_frame
+    from warehouse.storage import Warehouse
+
+    if args.format != "table" and args.output is None and args.format == "parquet":
+        print("scorehouse sql: --format parquet needs --output FILE", file=sys.stderr)
+        return 2
+    with connect(Warehouse(args.home)) as con:
+        frame = query_frame(con, args.query)
+    if args.format == "table":
+        _print_frame(frame, max_rows=args.max_rows)
+    elif args.format == "csv":
+        text = frame.write_csv(args.output) if args.output else frame.write_csv()
+        if text is not None:
+            sys.stdout.write(text)
+    elif args.format == "json":
+        text = frame.write_json(args.output) if args.output else frame.write_json()
+        if text is not None:
+            sys.stdout.write(text + "\n")
+    else:
+        frame.write_parquet(args.output)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """The main job: ingest the bundled real dumps and summarise the warehouse."""
+    _quiet_prefect()
+    from flows.ingest import ingest_flow
+
+    report = ingest_flow([str(BUNDLED_DATA)], home=args.home, trust_pickle=False, progress=sys.stderr.isatty())
+    print_ingest_report(report)
+    print_summary(args.home)
+    return 0 if not report.rejected_files else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="scorehouse", description=__doc__.splitlines()[0])
+    parser.add_argument("--home", help="warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ingest = sub.add_parser("ingest", help="ingest score dumps (files or folders) into the warehouse")
+    ingest.add_argument("paths", nargs="+", type=Path)
+    ingest.add_argument("--format", help="force a format instead of detecting it")
+    ingest.add_argument("--benchmark", help="benchmark name instead of the one the parser derives")
+    ingest.add_argument("--trust-pickle", action="store_true", help="allow pickles (unpickling runs code)")
+    ingest.set_defaults(handler=cmd_ingest)
+
+    sql = sub.add_parser("sql", help="run a SQL query on the catalog (read-only)")
+    sql.add_argument("query")
+    sql.add_argument("--format", choices=("table", "csv", "json", "parquet"), default="table")
+    sql.add_argument("--output", type=Path, help="write the result to this file")
+    sql.add_argument("--max-rows", type=int, default=60, help="rows shown in table format")
+    sql.set_defaults(handler=cmd_sql)
+
+    run = sub.add_parser("run", help="the main job: ingest the bundled dumps and summarise")
+    run.set_defaults(handler=cmd_run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from warehouse.catalog import WarehouseMissingError
+
+    try:
+        return args.handler(args)
+    except (WarehouseMissingError, FileNotFoundError) as error:
+        print(f"scorehouse: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

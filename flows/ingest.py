@@ -1,0 +1,199 @@
+"""The ingest flow: files or folders in, committed loads and a fresh catalog out.
+
+Per file: archive the bytes (I/O, retried), parse and validate (pure, never
+retried: the same bytes fail the same way), write the load (I/O, retried;
+idempotent because every write goes to the load's own paths atomically).  A
+file that cannot be parsed is recorded as rejected and the other files go on.
+Re-ingesting the same bytes with the same format and benchmark is a no-op:
+the load id is a hash of exactly those.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+
+from transforms.catalog import check_rules, resolve_metrics
+from transforms.parsers import Format, ParseError, choose_format
+from transforms.validate import Validated, validate_rows
+from warehouse.catalog import current_metric_keys, rebuild_catalog
+from warehouse.storage import LoadRecord, Warehouse, read_metric_rules
+
+# Files in a data folder that document it rather than hold scores.
+DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")
+
+
+@dataclass
+class FileOutcome:
+    """What happened to one input file."""
+
+    path: str
+    status: str  # "loaded", "unchanged", "rejected"
+    load_id: str | None = None
+    format: str | None = None
+    benchmarks: tuple[str, ...] = ()
+    rows_in: int = 0
+    rows_landed: int = 0
+    rows_quarantined: int = 0
+    problems: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass
+class IngestReport:
+    """The outcome of one ingest run."""
+
+    files: list[FileOutcome] = field(default_factory=list)
+    skipped_documents: list[str] = field(default_factory=list)
+
+    @property
+    def rejected_files(self) -> list[FileOutcome]:
+        return [f for f in self.files if f.status == "rejected"]
+
+    @property
+    def rows_quarantined(self) -> int:
+        return sum(f.rows_quarantined for f in self.files)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing the user gave was rejected or quarantined."""
+        return not self.rejected_files and self.rows_quarantined == 0
+
+
+def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path]]:
+    """Files to ingest (folders walked, sorted) and documentation files skipped."""
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            files.extend(p for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith("."))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise FileNotFoundError(f"no such file or folder: {path}")
+    documents = [f for f in files if f.stem.lower().startswith(DOCUMENT_NAMES) and f.suffix.lower() in (".md", ".txt", "")]
+    return [f for f in files if f not in documents], documents
+
+
+def load_id_of(sha: str, format_name: str, benchmark: str | None) -> str:
+    return hashlib.sha256(f"{sha}|{format_name}|{benchmark or ''}".encode()).hexdigest()[:20]
+
+
+@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+def archive_file(warehouse: Warehouse, path: Path) -> str:
+    return warehouse.archive_raw(path)
+
+
+@task(cache_policy=NO_CACHE)
+def parse_and_validate(
+    path: Path, fmt: Format, load_id: str, sha: str, benchmark: str | None
+) -> tuple[LoadRecord, Validated, tuple[str, ...]] | ParseError:
+    """Parse with ``fmt`` and validate.
+
+    A file that cannot be parsed is an expected outcome, not a task failure,
+    so its ParseError is returned rather than raised.
+    """
+    try:
+        parsed = fmt.parse(path, benchmark)
+    except ParseError as error:
+        return error
+    validated = validate_rows(parsed.rows, file=str(path), load_id=load_id)
+    benchmarks = ",".join(sorted(parsed.rows.get_column("benchmark").unique().to_list()))
+    record = LoadRecord(
+        load_id=load_id,
+        source=f"{fmt.name}:{benchmarks}:{path.name}",
+        file_name=str(path),
+        sha256=sha,
+        format=fmt.name,
+        benchmark=benchmarks,
+        rows_in=parsed.rows.height,
+        rows_landed=validated.scores.height,
+        rows_quarantined=validated.quarantine.height,
+    )
+    return record, validated, parsed.problems
+
+
+@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+def commit_load(warehouse: Warehouse, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame) -> None:
+    with warehouse.write_lock():
+        warehouse.write_load(record, scores, quarantine)
+
+
+@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+def record_rejection(warehouse: Warehouse, path: Path, sha: str, error: ParseError) -> None:
+    warehouse.record_rejected(str(path), sha, error.line, error.problem)
+
+
+@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+def refresh_catalog(warehouse: Warehouse) -> None:
+    with warehouse.write_lock():
+        rules = pl.concat([check_rules(frame, source) for source, frame in read_metric_rules(warehouse)])
+        rebuild_catalog(warehouse, resolve_metrics(current_metric_keys(warehouse), rules))
+
+
+def ingest_files(
+    warehouse: Warehouse,
+    files: list[Path],
+    format: str | None,
+    benchmark: str | None,
+    trust_pickle: bool,
+    progress: bool,
+) -> list[FileOutcome]:
+    """Run the per-file tasks in order, with an optional progress bar on stderr."""
+    from rich.progress import Progress
+
+    outcomes: list[FileOutcome] = []
+    with Progress(disable=not progress, transient=True) as bar:
+        job = bar.add_task("ingesting", total=len(files))
+        for path in files:
+            bar.update(job, description=f"ingesting {path.name}")
+            outcomes.append(ingest_one(warehouse, path, format, benchmark, trust_pickle))
+            bar.advance(job)
+    return outcomes
+
+
+def ingest_one(
+    warehouse: Warehouse, path: Path, format: str | None, benchmark: str | None, trust_pickle: bool
+) -> FileOutcome:
+    sha = archive_file(warehouse, path)
+    try:
+        fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
+        load_id = load_id_of(sha, fmt.name, benchmark)
+        if warehouse.load_exists(load_id):
+            return FileOutcome(str(path), "unchanged", load_id, fmt.name)
+        outcome = parse_and_validate(path, fmt, load_id, sha, benchmark)
+    except ParseError as error:
+        outcome = error
+    if isinstance(outcome, ParseError):
+        record_rejection(warehouse, path, sha, outcome)
+        return FileOutcome(str(path), "rejected", error=str(outcome))
+    record, validated, problems = outcome
+    commit_load(warehouse, record, validated.scores, validated.quarantine)
+    warehouse.forget_rejected(sha)
+    return FileOutcome(
+        str(path), "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")),
+        record.rows_in, record.rows_landed, record.rows_quarantined, problems,
+    )
+
+
+@flow(name="ingest", log_prints=False)
+def ingest_flow(
+    paths: list[str],
+    home: str | None = None,
+    format: str | None = None,
+    benchmark: str | None = None,
+    trust_pickle: bool = False,
+    progress: bool = False,
+) -> IngestReport:
+    """Ingest ``paths`` (files or folders) into the warehouse at ``home``."""
+    warehouse = Warehouse(home)
+    files, documents = expand_paths(paths)
+    report = IngestReport(skipped_documents=[str(d) for d in documents])
+    report.files = ingest_files(warehouse, files, format, benchmark, trust_pickle, progress)
+    if any(f.status == "loaded" for f in report.files) or not warehouse.catalog_path.exists():
+        refresh_catalog(warehouse)
+    return report

@@ -1,0 +1,88 @@
+"""Resolve metric rules (glob patterns) into the metric catalog.
+
+A rule names a ``benchmark``, ``task`` and ``metric`` by glob pattern (``*``,
+``?``, ``[...]`` as in :mod:`fnmatch`) and says how to read what it matches:
+``higher_is_better``, ``is_ranked``, ``weight`` and ``group`` (empty = the
+task).  Rules are tried in order and the first match wins, so user overrides
+are simply put before the bundled defaults.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+import polars as pl
+
+from warehouse.schema import METRIC_RULES, METRICS, conform
+
+KEY = ("benchmark", "task", "metric")
+
+
+class MetricRulesError(ValueError):
+    """A metric rules file is malformed; fix the file (a retry cannot help)."""
+
+
+def glob_regex(pattern: str) -> str:
+    """An anchored regular expression for Polars (Rust regex has no ``\\Z``) matching the glob."""
+    translated = fnmatch.translate(pattern)
+    return "^" + translated.removesuffix(r"\Z") + "$"
+
+
+def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:
+    """Rules conformed to :data:`METRIC_RULES`, or :class:`MetricRulesError` saying what is wrong."""
+    absent = [c for c in METRIC_RULES if c not in rules.columns and c != "note"]
+    if absent:
+        raise MetricRulesError(f"{source}: metric rules lack the column(s) {absent}")
+    if "note" not in rules.columns:
+        rules = rules.with_columns(note=pl.lit(None, dtype=pl.String))
+    for flag in ("higher_is_better", "is_ranked"):
+        if rules.schema[flag] == pl.String:
+            text = rules.get_column(flag).str.strip_chars().str.to_lowercase()
+            bad = rules.with_row_index("row").filter(~text.is_in(["true", "false"]) & text.is_not_null())
+            if bad.height:
+                raise MetricRulesError(
+                    f"{source}: data line {bad['row'][0] + 1}: {flag} must be true or false, "
+                    f"got {bad[flag][0]!r}"
+                )
+            rules = rules.with_columns((text == "true").alias(flag))
+    try:
+        rules = conform(rules.with_columns(pl.col("group").cast(pl.String)), METRIC_RULES)
+    except pl.exceptions.InvalidOperationError as error:
+        raise MetricRulesError(f"{source}: a value does not fit its column: {error}") from None
+    blank = rules.with_row_index("row").filter(
+        pl.any_horizontal(pl.col(c).is_null() for c in (*KEY, "higher_is_better", "is_ranked", "weight"))
+    )
+    if blank.height:
+        raise MetricRulesError(
+            f"{source}: rule on data line {blank['row'][0] + 1} leaves a required field empty"
+        )
+    return rules
+
+
+def resolve_metrics(keys: pl.DataFrame, rules: pl.DataFrame) -> pl.DataFrame:
+    """The METRICS row of every distinct (benchmark, task, metric) in ``keys``.
+
+    Raises :class:`MetricRulesError` when a key matches no rule (the bundled
+    rules end with a catch-all, so this only happens with custom rules).
+    """
+    keys = keys.select(pl.col(KEY).cast(pl.String)).unique().sort(KEY)
+    rule_index = pl.Series("rule", [None] * keys.height, dtype=pl.Int64)
+    for i, (benchmark, task, metric) in enumerate(rules.select(KEY).iter_rows()):
+        hit = pl.Series(values=[True] * keys.height, dtype=pl.Boolean)
+        for column, pattern in zip(KEY, (benchmark, task, metric), strict=True):
+            hit &= keys.get_column(column).str.contains(glob_regex(pattern))
+        rule_index = pl.select(
+            pl.when(rule_index.is_null() & hit).then(pl.lit(i)).otherwise(rule_index)
+        ).to_series()
+    if rule_index.null_count():
+        first = keys.filter(rule_index.is_null()).row(0)
+        raise MetricRulesError(f"no metric rule matches {dict(zip(KEY, first, strict=True))}; add a catch-all rule")
+    resolved = keys.with_columns(rule_index.alias("rule")).join(
+        rules.drop(KEY).with_row_index("rule").with_columns(pl.col("rule").cast(pl.Int64)), on="rule"
+    )
+    resolved = resolved.with_columns(
+        group=pl.when(pl.col("group").is_null() | (pl.col("group") == ""))
+        .then(pl.col("task"))
+        .otherwise(pl.col("group"))
+    )
+    return conform(resolved, METRICS).sort(KEY)

@@ -1,0 +1,93 @@
+"""Validation at the ingest boundary: parsed rows in, canonical scores and quarantine out.
+
+Every parsed row ends in exactly one of the two outputs, so
+``rows in == rows landed + rows quarantined`` always holds and nothing the
+user gave is silently dropped.  A row is quarantined, with its reason, when:
+
+- its system, task or metric name is empty;
+- its value is text that is not a number, or a number that is not finite
+  (``inf``, ``nan``, or too large for a float64);
+- another row of the same file scores the same (system, voter) — voter being
+  (task, metric, instance) — with a different value: every such row is
+  quarantined, since there is no telling which one is right;
+- it repeats an earlier row with the same value: the first copy lands and the
+  later ones are quarantined as exact duplicates of it.
+
+A null value is a cell the dump marks as missing; it lands with a null score
+(missing scores are data: methods that handle them need to see them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from warehouse.schema import PARSED_ROWS, QUARANTINE, SCORES, conform
+
+VOTER_KEY = ("benchmark", "task", "metric", "instance", "system")
+
+
+@dataclass(frozen=True)
+class Validated:
+    """The outcome of :func:`validate_rows`."""
+
+    scores: pl.DataFrame
+    quarantine: pl.DataFrame
+
+
+def validate_rows(rows: pl.DataFrame, *, file: str, load_id: str) -> Validated:
+    """Split parsed ``rows`` of ``file`` into landed scores and quarantined rows."""
+    # Names are compared without surrounding blanks: " BERT" and "BERT" are one system.
+    rows = conform(rows, PARSED_ROWS).with_row_index("_row").with_columns(
+        pl.col("system", "task", "metric").str.strip_chars()
+    )
+    parsed = rows.with_columns(_number=pl.col("value").str.strip_chars().cast(pl.Float64, strict=False))
+    blank = lambda c: pl.col(c).is_null() | (pl.col(c) == "")  # noqa: E731
+    reason = (
+        pl.when(blank("system")).then(pl.lit("empty system name"))
+        .when(blank("task")).then(pl.lit("empty task name"))
+        .when(blank("metric")).then(pl.lit("empty metric name"))
+        .when(pl.col("value").is_not_null() & pl.col("_number").is_null())
+        .then(pl.format("non-numeric score {}", pl.col("value").str.slice(0, 80)))
+        .when(pl.col("_number").is_not_null() & ~pl.col("_number").is_finite())
+        .then(pl.format("non-finite score {}", pl.col("value").str.slice(0, 80)))
+        .otherwise(pl.lit(None, dtype=pl.String))
+    )
+    checked = parsed.with_columns(reason=reason)
+
+    usable = checked.filter(pl.col("reason").is_null())
+    key = list(VOTER_KEY)
+    per_key = usable.group_by(key).agg(
+        pl.col("_number").n_unique().alias("_distinct"),
+        pl.col("_number").sort().unique(maintain_order=True).alias("_values"),
+        pl.col("_row").min().alias("_first_row"),
+        pl.col("line").sort_by("_row").first().alias("_first_line"),
+    )
+    usable = usable.join(per_key, on=key, how="left", nulls_equal=True)
+    conflict = pl.col("_distinct") > 1
+    duplicate = ~conflict & (pl.col("_row") != pl.col("_first_row"))
+    usable = usable.with_columns(
+        reason=pl.when(conflict)
+        .then(
+            pl.format(
+                "conflicting values {} for the same system and voter",
+                pl.col("_values").cast(pl.List(pl.String)).list.join(" / "),
+            )
+        )
+        .when(duplicate)
+        .then(pl.format("exact duplicate of line {}", pl.col("_first_line").cast(pl.String)))
+        .otherwise(pl.lit(None, dtype=pl.String))
+    )
+    decided = pl.concat(
+        [checked.filter(pl.col("reason").is_not_null()), usable.select(checked.columns)],
+        how="vertical",
+    ).sort("_row")
+
+    landed = decided.filter(pl.col("reason").is_null()).with_columns(
+        score=pl.col("_number"), load_id=pl.lit(load_id)
+    )
+    quarantined = decided.filter(pl.col("reason").is_not_null()).with_columns(
+        file=pl.lit(file), load_id=pl.lit(load_id)
+    )
+    return Validated(conform(landed, SCORES), conform(quarantined, QUARANTINE))

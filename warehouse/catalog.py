@@ -1,0 +1,131 @@
+"""The DuckDB catalog: views over the warehouse's Parquet files and manifests.
+
+The catalog file holds views only, never data, so it is cheap to rebuild: it
+is written aside and renamed over the old one after every change, and a
+reader holding the old file keeps a consistent picture until it reconnects.
+
+Views:
+
+``scores``
+    the current scores: for each source (file name, format, benchmark) only its
+    newest load, and where two current loads score the same cell, the newer
+    one.  Columns of :data:`warehouse.schema.SCORES` plus ``level``.
+``scores_history``
+    every committed load's rows, superseded ones included.
+``metrics``
+    the resolved metric catalog (:data:`warehouse.schema.METRICS`).
+``loads``
+    one row per load with ``is_current``.
+``quarantine``, ``rejected_files``
+    rows and whole files that could not be used, with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import polars as pl
+
+from warehouse.schema import LOADS, METRICS, QUARANTINE, SCORES
+from warehouse.storage import REJECTED, Warehouse, atomic_write_parquet
+
+DUCKDB_TYPES = {
+    pl.String: "VARCHAR",
+    pl.Float64: "DOUBLE",
+    pl.Int64: "BIGINT",
+    pl.Boolean: "BOOLEAN",
+}
+
+
+class WarehouseMissingError(FileNotFoundError):
+    """There is no catalog at the warehouse home yet: ingest something first."""
+
+
+def _duckdb_type(dtype: pl.DataType) -> str:
+    if isinstance(dtype, pl.Datetime):
+        return "TIMESTAMPTZ" if dtype.time_zone else "TIMESTAMP"
+    return DUCKDB_TYPES[dtype.base_type()]
+
+
+def _sql_path(path: Path) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def _relation(files: str, directory: Path, schema: dict[str, pl.DataType], hive: bool = False) -> str:
+    """A SELECT over the Parquet files matching ``files`` in ``directory``, or an empty typed one."""
+    if any(directory.glob(files)):
+        options = ", hive_partitioning = true" if hive else ""
+        return f"SELECT * FROM read_parquet({_sql_path(directory / files)}{options})"
+    columns = ", ".join(f"CAST(NULL AS {_duckdb_type(t)}) AS {c}" for c, t in schema.items())
+    if hive:
+        columns += ", CAST(NULL AS VARCHAR) AS level"
+    return f"SELECT {columns} WHERE false"
+
+
+def view_statements(warehouse: Warehouse) -> list[str]:
+    """The CREATE VIEW statements of the catalog, in dependency order."""
+    home = warehouse.home
+    raw_scores = _relation("benchmark=*/level=*/*.parquet", home / "scores", SCORES, hive=True)
+    loads = _relation("*.parquet", home / "loads", LOADS)
+    score_columns = ", ".join(f"s.{c}" for c in SCORES)
+    return [
+        f"""CREATE VIEW loads AS
+            SELECT *, row_number() OVER (
+                PARTITION BY source ORDER BY loaded_at DESC, load_id DESC) = 1 AS is_current
+            FROM ({loads})""",
+        f"""CREATE VIEW scores_history AS
+            SELECT {score_columns}, s.level
+            FROM ({raw_scores}) AS s JOIN loads AS l USING (load_id)""",
+        """CREATE VIEW scores AS
+            SELECT * EXCLUDE (newest) FROM (
+                SELECT h.*, row_number() OVER (
+                    PARTITION BY h.benchmark, h.level, h.task, h.metric, h.instance, h.system
+                    ORDER BY l.loaded_at DESC, l.load_id DESC) AS newest
+                FROM scores_history AS h JOIN loads AS l USING (load_id)
+                WHERE l.is_current)
+            WHERE newest = 1""",
+        f"CREATE VIEW metrics AS {_relation('metrics.parquet', home, METRICS)}",
+        f"CREATE VIEW quarantine AS {_relation('*.parquet', home / 'quarantine', QUARANTINE)}",
+        f"CREATE VIEW rejected_files AS {_relation('*.parquet', home / 'rejected', REJECTED)}",
+    ]
+
+
+def query_frame(con, sql: str, parameters: list | None = None) -> pl.DataFrame:  # noqa: ANN001
+    """Run ``sql`` on a DuckDB connection and return a polars frame (DuckDB 2 has no ``execute().pl()``)."""
+    return pl.from_arrow(con.sql(sql, params=parameters).to_arrow_table())
+
+
+def current_metric_keys(warehouse: Warehouse) -> pl.DataFrame:
+    """Distinct (benchmark, task, metric) of the current scores, read without the catalog."""
+    import duckdb
+
+    with duckdb.connect() as con:
+        for statement in view_statements(warehouse)[:3]:
+            con.execute(statement)
+        return query_frame(con, "SELECT DISTINCT benchmark, task, metric FROM scores")
+
+
+def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> None:
+    """Write the metric catalog, then build the views aside and swap the catalog file in."""
+    import duckdb
+
+    atomic_write_parquet(metrics, warehouse.home / "metrics.parquet")
+    aside = warehouse.home / f".catalog.{os.getpid()}.duckdb.tmp"
+    aside.unlink(missing_ok=True)
+    with duckdb.connect(str(aside)) as con:
+        for statement in view_statements(warehouse):
+            con.execute(statement)
+    os.replace(aside, warehouse.catalog_path)
+
+
+def connect(warehouse: Warehouse, read_only: bool = True):  # noqa: ANN201 - duckdb is imported lazily
+    """A DuckDB connection to the catalog (read-only by default)."""
+    import duckdb
+
+    if not warehouse.catalog_path.exists():
+        raise WarehouseMissingError(
+            f"no warehouse catalog at {warehouse.catalog_path}; run 'scorehouse ingest PATH' first "
+            f"(or point --home / $SCOREHOUSE_HOME at an existing warehouse)"
+        )
+    return duckdb.connect(str(warehouse.catalog_path), read_only=read_only)

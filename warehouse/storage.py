@@ -1,0 +1,172 @@
+"""The warehouse home on disk: raw archive, Parquet partitions, quarantine, load manifests.
+
+Layout under ``home``::
+
+    raw/<sha[:2]>/<sha256><suffixes>          every ingested file, byte for byte
+    scores/benchmark=B/level=L/<load>.parquet hive partitions, one file per load
+    quarantine/<load>.parquet                 rows that failed validation, with the reason
+    rejected/<sha256>.parquet                 files that could not be parsed at all
+    loads/<load>.parquet                      the load manifest, written last
+    catalog.duckdb                            views over all of the above (warehouse.catalog)
+
+A load becomes visible only when its manifest exists: the scores and
+quarantine files are written first, each aside and renamed into place, and
+the manifest last.  A crash at any point leaves either no manifest (the files
+written so far are ignored by every view and overwritten by the next attempt)
+or a complete load.  Writers take an exclusive lock on ``.lock``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+
+from warehouse.schema import LOADS, QUARANTINE, SCORES, conform
+
+HOME_ENV = "SCOREHOUSE_HOME"
+DEFAULT_HOME = Path("scorehouse-data")
+BENCHMARK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+REJECTED: dict[str, pl.DataType] = {
+    "file": pl.String(),
+    "sha256": pl.String(),
+    "line": pl.Int64(),
+    "reason": pl.String(),
+    "rejected_at": pl.Datetime("us", "UTC"),
+}
+
+
+def resolve_home(home: str | Path | None) -> Path:
+    """The warehouse home: the argument, else ``$SCOREHOUSE_HOME``, else ``./scorehouse-data``."""
+    if home is not None:
+        return Path(home)
+    return Path(os.environ.get(HOME_ENV) or DEFAULT_HOME)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def atomic_write_parquet(frame: pl.DataFrame, target: Path) -> None:
+    """Write ``frame`` next to ``target`` and rename it into place."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    frame.write_parquet(aside)
+    os.replace(aside, target)
+
+
+@dataclass(frozen=True)
+class LoadRecord:
+    """What the manifest of one load says."""
+
+    load_id: str
+    source: str
+    file_name: str
+    sha256: str
+    format: str
+    benchmark: str
+    rows_in: int
+    rows_landed: int
+    rows_quarantined: int
+
+    def frame(self, loaded_at: datetime) -> pl.DataFrame:
+        row = {**self.__dict__, "loaded_at": loaded_at}
+        return conform(pl.DataFrame([row]), LOADS)
+
+
+class Warehouse:
+    """A warehouse home directory.  Only this package touches it."""
+
+    def __init__(self, home: str | Path | None = None) -> None:
+        self.home = resolve_home(home).resolve()
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.home / "catalog.duckdb"
+
+    def dir(self, name: str) -> Path:
+        return self.home / name
+
+    @contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """Serialise writers: one process at a time changes the warehouse."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        with open(self.home / ".lock", "w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def archive_raw(self, path: Path) -> str:
+        """Copy ``path`` into the content-addressed raw archive; return its sha256."""
+        sha = sha256_of(path)
+        suffixes = "".join(path.suffixes[-2:]) if len("".join(path.suffixes[-2:])) <= 16 else ""
+        target = self.dir("raw") / sha[:2] / f"{sha}{suffixes}"
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            shutil.copyfile(path, aside)
+            os.replace(aside, target)
+        return sha
+
+    def load_exists(self, load_id: str) -> bool:
+        return (self.dir("loads") / f"{load_id}.parquet").exists()
+
+    def write_load(self, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame) -> None:
+        """Write one load's partitions and quarantine, then its manifest (the commit point)."""
+        scores = conform(scores, SCORES)
+        for name in scores.get_column("benchmark").unique().to_list():
+            if not BENCHMARK_NAME.match(name):
+                raise ValueError(
+                    f"benchmark name {name!r} cannot name a partition; use letters, digits and . _ + - "
+                    f"(pass --benchmark to choose one)"
+                )
+        leveled = scores.with_columns(
+            level=pl.when(pl.col("instance").is_null()).then(pl.lit("task")).otherwise(pl.lit("instance"))
+        )
+        for (benchmark, level), part in leveled.group_by("benchmark", "level"):
+            target = self.dir("scores") / f"benchmark={benchmark}" / f"level={level}" / f"{record.load_id}.parquet"
+            atomic_write_parquet(part.drop("level"), target)
+        if quarantine.height:
+            atomic_write_parquet(conform(quarantine, QUARANTINE), self.dir("quarantine") / f"{record.load_id}.parquet")
+        atomic_write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
+
+    def record_rejected(self, file: str, sha: str, line: int | None, reason: str) -> None:
+        """Remember a file that could not be parsed (its bytes are in the raw archive)."""
+        frame = pl.DataFrame(
+            [{"file": file, "sha256": sha, "line": line, "reason": reason, "rejected_at": datetime.now(UTC)}],
+            schema=REJECTED,
+        )
+        atomic_write_parquet(frame, self.dir("rejected") / f"{sha}.parquet")
+
+    def forget_rejected(self, sha: str) -> None:
+        """A file that now parses (e.g. with --format) is no longer rejected."""
+        (self.dir("rejected") / f"{sha}.parquet").unlink(missing_ok=True)
+
+
+BUNDLED_RULES = Path(__file__).parent / "defaults" / "metric_rules.csv"
+USER_RULES_NAME = "metric_rules.csv"
+
+
+def read_metric_rules(warehouse: Warehouse) -> list[tuple[str, pl.DataFrame]]:
+    """The metric rule files in precedence order: the user's (``<home>/metric_rules.csv``), then the bundled defaults."""
+    files = [warehouse.home / USER_RULES_NAME, BUNDLED_RULES]
+    return [
+        (str(f), pl.read_csv(f, infer_schema=False, comment_prefix="#"))
+        for f in files
+        if f.exists()
+    ]
