@@ -18,11 +18,10 @@ import polars as pl
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from transforms.catalog import check_rules, resolve_metrics
 from transforms.parsers import Format, ParseError, choose_format
 from transforms.validate import Validated, validate_rows
-from warehouse.catalog import current_metric_keys, rebuild_catalog
-from warehouse.storage import LoadRecord, Warehouse, read_metric_rules
+from flows.common import refresh_catalog
+from warehouse.storage import LoadRecord, Warehouse
 
 # Files in a data folder that document it rather than hold scores.
 DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")
@@ -126,13 +125,6 @@ def commit_load(warehouse: Warehouse, record: LoadRecord, scores: pl.DataFrame, 
 @task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
 def record_rejection(warehouse: Warehouse, path: Path, sha: str, error: ParseError) -> None:
     warehouse.record_rejected(str(path), sha, error.line, error.problem)
-
-
-@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
-def refresh_catalog(warehouse: Warehouse) -> None:
-    with warehouse.write_lock():
-        rules = pl.concat([check_rules(frame, source) for source, frame in read_metric_rules(warehouse)])
-        rebuild_catalog(warehouse, resolve_metrics(current_metric_keys(warehouse), rules))
 
 
 def ingest_files(

@@ -14,8 +14,18 @@ Views:
     every committed load's rows, superseded ones included.
 ``metrics``
     the resolved metric catalog (:data:`warehouse.schema.METRICS`).
+``oriented_scores``
+    scores with their catalog entry and ``oriented`` (higher is better).
+``task_ranks``, ``instance_ranks``
+    per-voter ranks of the ranked metrics (same as :func:`transforms.ballots.rank_table`).
+``pairwise_counts``
+    wins, ties and losses of every ordered pair of systems per benchmark and level.
 ``loads``
     one row per load with ``is_current``.
+``snapshots``, ``rankings``, ``latest_rankings``
+    snapshot manifests; every snapshot's ranking in long form (filter on
+    ``snapshot_id`` to time-travel); the newest snapshot per (benchmark,
+    level, method, parameters).
 ``quarantine``, ``rejected_files``
     rows and whole files that could not be used, with the reason.
 """
@@ -28,6 +38,7 @@ from pathlib import Path
 import polars as pl
 
 from warehouse.schema import LOADS, METRICS, QUARANTINE, SCORES
+from warehouse.snapshots import SNAPSHOT_MANIFEST, SNAPSHOT_RANKING
 from warehouse.storage import REJECTED, Warehouse, atomic_write_parquet
 
 DUCKDB_TYPES = {
@@ -43,6 +54,8 @@ class WarehouseMissingError(FileNotFoundError):
 
 
 def _duckdb_type(dtype: pl.DataType) -> str:
+    if isinstance(dtype, pl.List):
+        return _duckdb_type(dtype.inner) + "[]"
     if isinstance(dtype, pl.Datetime):
         return "TIMESTAMPTZ" if dtype.time_zone else "TIMESTAMP"
     return DUCKDB_TYPES[dtype.base_type()]
@@ -61,6 +74,26 @@ def _relation(files: str, directory: Path, schema: dict[str, pl.DataType], hive:
     if hive:
         columns += ", CAST(NULL AS VARCHAR) AS level"
     return f"SELECT {columns} WHERE false"
+
+
+def _rank_view(name: str, level: str, keys: str) -> str:
+    """Per-voter competition ranks (1 = best, ties share the smallest rank, null when missing)."""
+    instance = "instance, " if level == "instance" else ""
+    return f"""CREATE VIEW {name} AS
+        SELECT benchmark, task, metric, {instance}system, score,
+               CASE WHEN oriented IS NULL THEN NULL
+                    ELSE rank() OVER (PARTITION BY {keys} ORDER BY oriented DESC NULLS LAST) END AS rank,
+               count(oriented) OVER (PARTITION BY {keys}) AS n_ranked
+        FROM oriented_scores WHERE level = '{level}' AND is_ranked"""
+
+
+def _snapshot_rankings(home: Path) -> str:
+    files = home / "snapshots"
+    if any(files.glob("benchmark=*/snapshot=*/ranking.parquet")):
+        path = _sql_path(files / "benchmark=*/snapshot=*/ranking.parquet")
+        return f"SELECT * FROM read_parquet({path}, hive_partitioning = true)"
+    columns = ", ".join(f"CAST(NULL AS {_duckdb_type(t)}) AS {c}" for c, t in SNAPSHOT_RANKING.items())
+    return f"SELECT {columns}, CAST(NULL AS VARCHAR) AS benchmark, CAST(NULL AS VARCHAR) AS snapshot WHERE false"
 
 
 def view_statements(warehouse: Warehouse) -> list[str]:
@@ -86,6 +119,43 @@ def view_statements(warehouse: Warehouse) -> list[str]:
                 WHERE l.is_current)
             WHERE newest = 1""",
         f"CREATE VIEW metrics AS {_relation('metrics.parquet', home, METRICS)}",
+        # Scores joined to their catalog entry and oriented higher-is-better: what ranks are taken on.
+        """CREATE VIEW oriented_scores AS
+            SELECT s.*,
+                   coalesce(m.higher_is_better, true) AS higher_is_better,
+                   coalesce(m.is_ranked, true) AS is_ranked,
+                   coalesce(m.weight, 1.0) AS weight,
+                   coalesce(m."group", s.task) AS "group",
+                   CASE WHEN coalesce(m.higher_is_better, true) THEN s.score ELSE -s.score END AS oriented
+            FROM scores AS s LEFT JOIN metrics AS m USING (benchmark, task, metric)""",
+        _rank_view("task_ranks", "task", "benchmark, task, metric"),
+        _rank_view("instance_ranks", "instance", "benchmark, task, metric, instance"),
+        # Win/tie/loss counts of every ordered pair over the ranked voters where both have a score.
+        """CREATE VIEW pairwise_counts AS
+            SELECT a.benchmark, a.level, a.system AS system_a, b.system AS system_b,
+                   count(*) FILTER (WHERE a.oriented > b.oriented) AS wins,
+                   count(*) FILTER (WHERE a.oriented = b.oriented) AS ties,
+                   count(*) FILTER (WHERE a.oriented < b.oriented) AS losses
+            FROM oriented_scores AS a JOIN oriented_scores AS b
+              ON a.benchmark = b.benchmark AND a.level = b.level AND a.task = b.task
+             AND a.metric = b.metric AND a.instance IS NOT DISTINCT FROM b.instance
+             AND a.system <> b.system
+            WHERE a.is_ranked AND a.oriented IS NOT NULL AND b.oriented IS NOT NULL
+            GROUP BY ALL""",
+        f"CREATE VIEW snapshots AS {_relation('*.parquet', home / 'snapshot_manifests', SNAPSHOT_MANIFEST)}",
+        f"""CREATE VIEW rankings AS
+            SELECT m.snapshot_id, m.created_at, m.benchmark, m.level, m.method, m.parameters,
+                   r.system, r.score, r.rank, r.tied
+            FROM ({_snapshot_rankings(home)}) AS r
+            JOIN snapshots AS m ON m.snapshot_id = r.snapshot""",
+        """CREATE VIEW latest_rankings AS
+            SELECT * FROM rankings WHERE snapshot_id IN (
+                SELECT snapshot_id FROM (
+                    SELECT snapshot_id, row_number() OVER (
+                        PARTITION BY benchmark, level, method, parameters
+                        ORDER BY created_at DESC, snapshot_id DESC) AS newest
+                    FROM snapshots)
+                WHERE newest = 1)""",
         f"CREATE VIEW quarantine AS {_relation('*.parquet', home / 'quarantine', QUARANTINE)}",
         f"CREATE VIEW rejected_files AS {_relation('*.parquet', home / 'rejected', REJECTED)}",
     ]

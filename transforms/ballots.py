@@ -1,0 +1,102 @@
+"""Scores to ballots and rank tables: the views the aggregators share.
+
+A **voter** casts a preference over systems: a (task, metric) at task level,
+a (task, metric, instance) at instance level.  Ballots carry the score
+oriented so that higher is better (the metric catalog says which metrics are
+lower-is-better), the voter's weight, and its group: at task level the
+catalog's group (by default the task, so the halves of a paired leaderboard
+cell form one group); at instance level the (task, metric) the instance
+belongs to, which is what two-level methods aggregate within first.
+
+Metrics the catalog marks ``is_ranked = false`` (a leaderboard's own average,
+length statistics) are left out unless asked for.  Everything here is a
+Polars expression over whole frames, lazy where the input is lazy.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from warehouse.schema import METRICS
+
+LEVELS = ("task", "instance")
+VOTER_SEPARATOR = " | "
+
+
+class BallotsError(ValueError):
+    """The scores cannot be turned into ballots as asked (unknown benchmark or level)."""
+
+
+def _oriented(scores: pl.LazyFrame, metrics: pl.LazyFrame, include_unranked: bool) -> pl.LazyFrame:
+    joined = scores.join(
+        metrics.select(pl.col(c).cast(t) for c, t in METRICS.items()),
+        on=["benchmark", "task", "metric"],
+        how="left",
+    )
+    if not include_unranked:
+        joined = joined.filter(pl.col("is_ranked").fill_null(True))
+    return joined.with_columns(
+        oriented=pl.when(pl.col("higher_is_better").fill_null(True))
+        .then(pl.col("score"))
+        .otherwise(-pl.col("score")),
+        weight=pl.col("weight").fill_null(1.0),
+    )
+
+
+def ballots(
+    scores: pl.LazyFrame | pl.DataFrame,
+    metrics: pl.LazyFrame | pl.DataFrame,
+    *,
+    level: str,
+    include_unranked: bool = False,
+) -> pl.LazyFrame:
+    """The contract's ballots (``voter, system, score, weight, group``) of the given scores.
+
+    ``scores`` should hold one benchmark (several benchmarks are allowed, and
+    their voters are then kept apart by the benchmark name in the voter).
+    """
+    if level not in LEVELS:
+        raise BallotsError(f"level must be one of {LEVELS}, got {level!r}")
+    scores, metrics = scores.lazy(), metrics.lazy()
+    at_level = scores.filter(pl.col("instance").is_null() if level == "task" else pl.col("instance").is_not_null())
+    oriented = _oriented(at_level, metrics, include_unranked)
+    voter_parts = ["task", "metric"] if level == "task" else ["task", "metric", "instance"]
+    if level == "task":
+        group = pl.col("group").fill_null(pl.col("task"))
+    else:
+        group = pl.concat_str("task", "metric", separator=VOTER_SEPARATOR)
+    return oriented.select(
+        voter=pl.concat_str(voter_parts, separator=VOTER_SEPARATOR),
+        system=pl.col("system"),
+        score=pl.col("oriented"),
+        weight=pl.col("weight"),
+        group=group,
+    )
+
+
+def rank_table(
+    scores: pl.LazyFrame | pl.DataFrame,
+    metrics: pl.LazyFrame | pl.DataFrame,
+    *,
+    level: str,
+    include_unranked: bool = False,
+) -> pl.LazyFrame:
+    """Ranks of the systems within every voter (``task_ranks`` / ``instance_ranks``).
+
+    Columns: benchmark, task, metric, [instance,] system, score (raw),
+    rank (1 = best after orientation, ties share the smallest rank, null for a
+    missing score) and n_ranked (systems with a score for that voter).
+    """
+    if level not in LEVELS:
+        raise BallotsError(f"level must be one of {LEVELS}, got {level!r}")
+    scores, metrics = scores.lazy(), metrics.lazy()
+    at_level = scores.filter(pl.col("instance").is_null() if level == "task" else pl.col("instance").is_not_null())
+    keys = ["benchmark", "task", "metric"] + (["instance"] if level == "instance" else [])
+    oriented = _oriented(at_level, metrics, include_unranked)
+    return oriented.select(
+        *keys,
+        "system",
+        "score",
+        rank=(-pl.col("oriented")).rank(method="min").over(keys).cast(pl.Int64),
+        n_ranked=pl.col("oriented").count().over(keys).cast(pl.Int64),
+    ).sort([*keys, "rank", "system"], nulls_last=True)

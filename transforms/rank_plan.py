@@ -1,0 +1,102 @@
+"""Which methods a ranking run uses, with which parameters, on which ballots.
+
+Defaults (what ``scorehouse rank`` runs when no ``--method`` is given):
+
+- task level: ``mean``, ``borda``, ``kemeny`` (when the benchmark has at most
+  :data:`KEMENY_DEFAULT_MAX` systems), ``copeland``, ``minimax``, and
+  ``borda_partial`` when scores are missing;
+- instance level: ``mean`` two-step (the mean of the per-task means),
+  ``borda`` one-level (every (task, metric, instance) votes), ``borda``
+  two-level (Borda within each (task, metric), then across them),
+  ``bradley_terry``, and ``borda_partial`` when scores are missing.
+
+A method that needs complete ballots is run on the complete part of them:
+at task level the systems with a score on every voter (what Vote'n'Rank's
+``dropna`` does), at instance level the voters that scored every system.
+What was left out is recorded in the snapshot's notes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from aggregators import REGISTRY
+from aggregators.errors import InvalidParameterError
+
+KEMENY_DEFAULT_MAX = 12
+
+TASK_DEFAULTS = ("mean", "borda", "kemeny", "copeland", "minimax")
+INSTANCE_DEFAULTS: tuple[tuple[str, bool], ...] = (
+    ("mean", True),
+    ("borda", False),
+    ("borda", True),
+    ("bradley_terry", False),
+)
+
+
+@dataclass(frozen=True)
+class MethodRun:
+    """One method to run: its registry name, parameters and two-step setting."""
+
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+    two_step: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.method} (two-level)" if self.two_step else self.method
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """What the snapshot records as parameters: the method's, plus the two-step setting."""
+        return {**self.params, "two_step": self.two_step} if self.two_step else dict(self.params)
+
+
+def default_runs(level: str, n_systems: int, has_missing: bool) -> list[MethodRun]:
+    """The default methods for a benchmark of this level and shape (see the module docstring)."""
+    if level == "task":
+        runs = [MethodRun(m) for m in TASK_DEFAULTS if m != "kemeny" or n_systems <= KEMENY_DEFAULT_MAX]
+    else:
+        runs = [MethodRun(m, two_step=two) for m, two in INSTANCE_DEFAULTS]
+    if has_missing:
+        runs.append(MethodRun("borda_partial"))
+    return [r for r in runs if r.method in REGISTRY]
+
+
+def parse_parameters(items: list[str]) -> dict[str, dict[str, Any]]:
+    """``["borda.ties=max", "elo.k=32"]`` → ``{"borda": {"ties": "max"}, "elo": {"k": 32}}``.
+
+    Values are read as JSON when they parse (numbers, true/false, null), else as text.
+    """
+    parsed: dict[str, dict[str, Any]] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        method, dot, key = name.partition(".")
+        if not sep or not dot or not method or not key:
+            raise InvalidParameterError(f"--param must look like method.key=value, got {item!r}")
+        try:
+            parsed.setdefault(method, {})[key] = json.loads(value)
+        except json.JSONDecodeError:
+            parsed.setdefault(method, {})[key] = value
+    return parsed
+
+
+def complete_ballots(ballots: pl.DataFrame, level: str) -> tuple[pl.DataFrame, tuple[str, ...]]:
+    """The complete part of ``ballots`` and a note per thing left out (see the module docstring)."""
+    grid = ballots.select("voter").unique().join(ballots.select("system").unique(), how="cross")
+    cells = grid.join(ballots, on=["voter", "system"], how="left")
+    missing = cells.filter(pl.col("score").is_null())
+    if missing.height == 0:
+        return ballots, ()
+    if level == "task":
+        dropped = missing.get_column("system").unique().sort().to_list()
+        kept = ballots.filter(~pl.col("system").is_in(dropped) & pl.col("score").is_not_null())
+        return kept, (f"complete systems only: left out {len(dropped)} system(s) with missing scores: "
+                      + ", ".join(dropped),)
+    dropped_voters = missing.get_column("voter").n_unique()
+    kept = ballots.filter(~pl.col("voter").is_in(missing.get_column("voter").unique().implode()))
+    return kept, (f"complete voters only: left out {dropped_voters} voter(s) with missing scores",)

@@ -1,0 +1,37 @@
+"""Reads of the catalog that the flows need, as polars frames."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from warehouse.catalog import connect, query_frame
+from warehouse.schema import METRICS, SCORES
+from warehouse.storage import Warehouse
+
+METRIC_COLUMNS = ", ".join(f'"{c}"' for c in METRICS)  # "group" is an SQL keyword
+
+
+def benchmark_levels(warehouse: Warehouse) -> pl.DataFrame:
+    """Every (benchmark, level) with current scores, with its counts of systems and missing scores."""
+    with connect(warehouse) as con:
+        return query_frame(
+            con,
+            """SELECT benchmark, level, count(DISTINCT system) AS systems,
+                      count(*) FILTER (WHERE score IS NULL) AS missing
+               FROM scores GROUP BY ALL ORDER BY ALL""",
+        )
+
+
+def benchmark_scores(warehouse: Warehouse, benchmark: str, level: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The current scores of one benchmark at one level, and the catalog entries of its metrics."""
+    with connect(warehouse) as con:
+        scores = query_frame(
+            con,
+            f"SELECT {', '.join(SCORES)} FROM scores WHERE benchmark = ? AND level = ?",
+            [benchmark, level],
+        )
+        metrics = query_frame(con, f"SELECT {METRIC_COLUMNS} FROM metrics WHERE benchmark = ?", [benchmark])
+    return (
+        scores.select(pl.col(c).cast(t) for c, t in SCORES.items()),
+        metrics.select(pl.col(c).cast(t) for c, t in METRICS.items()),
+    )

@@ -1,0 +1,198 @@
+"""Versioned, immutable ranking snapshots.
+
+Layout under the warehouse home::
+
+    snapshots/benchmark=B/snapshot=<id>/ranking.parquet   the ranking (system, score, rank, tied)
+    snapshot_manifests/<id>.parquet                        the manifest, written last
+
+A snapshot id is a hash of what determines the result: the input fingerprint
+(the exact rows used, see :func:`input_fingerprint`), the benchmark and level,
+the method, its parameters (seed included) and the code version.  Recomputing
+unchanged inputs yields the same id, and an id that already has a manifest is
+never written again, so snapshots are never modified.  As with loads, the
+manifest is the commit point: a ranking file without one is invisible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from warehouse.storage import Warehouse, atomic_write_parquet
+
+SNAPSHOT_RANKING: dict[str, pl.DataType] = {
+    "system": pl.String(),
+    "score": pl.Float64(),
+    "rank": pl.Int64(),
+    "tied": pl.Boolean(),
+}
+
+SNAPSHOT_MANIFEST: dict[str, pl.DataType] = {
+    "snapshot_id": pl.String(),
+    "created_at": pl.Datetime("us", "UTC"),
+    "benchmark": pl.String(),
+    "level": pl.String(),
+    "method": pl.String(),
+    "parameters": pl.String(),  # canonical JSON
+    "input_fingerprint": pl.String(),
+    "load_ids": pl.List(pl.String()),
+    "code_version": pl.String(),
+    "n_voters": pl.Int64(),
+    "n_systems": pl.Int64(),
+    "n_rows": pl.Int64(),
+    "notes": pl.List(pl.String()),
+    "previous_snapshot_id": pl.String(),
+}
+
+# The code whose behaviour a ranking depends on: its sources are hashed into the code version.
+CODE_PACKAGES = ("aggregators", "transforms")
+
+
+def code_version() -> str:
+    """``<package version>+<hash of the aggregators' and transforms' sources>``.
+
+    The hash makes an edited method produce new snapshot ids even when the
+    version number was not bumped.
+    """
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for package in CODE_PACKAGES:
+        for source in sorted((root / package).rglob("*.py")):
+            digest.update(source.relative_to(root).as_posix().encode())
+            digest.update(source.read_bytes())
+    try:
+        version = metadata.version("scorehouse")
+    except metadata.PackageNotFoundError:
+        version = "0+unknown"
+    return f"{version}+{digest.hexdigest()[:12]}"
+
+
+def canonical_parameters(parameters: dict[str, Any]) -> str:
+    """Parameters as canonical JSON (sorted keys), the form hashed and stored."""
+    return json.dumps(parameters, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def input_fingerprint(load_ids: list[str], metrics: pl.DataFrame) -> str:
+    """Fingerprint of the exact rows a ranking used.
+
+    Load ids are hashes of the ingested bytes, so the set of loads that the
+    current rows of a benchmark come from, together with the catalog entries
+    that oriented and weighted them, determines those rows exactly.
+    """
+    digest = hashlib.sha256()
+    for load_id in sorted(set(load_ids)):
+        digest.update(load_id.encode() + b"\n")
+    digest.update(metrics.sort(metrics.columns).write_csv().encode())
+    return digest.hexdigest()
+
+
+def snapshot_id(fingerprint: str, benchmark: str, level: str, method: str, parameters: str, version: str) -> str:
+    key = "\n".join((fingerprint, benchmark, level, method, parameters, version))
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class SnapshotRequest:
+    """Everything a snapshot records besides its ranking."""
+
+    benchmark: str
+    level: str
+    method: str
+    parameters: str
+    input_fingerprint: str
+    load_ids: tuple[str, ...]
+    code_version: str
+    n_voters: int
+    n_systems: int
+    notes: tuple[str, ...]
+
+    @property
+    def snapshot_id(self) -> str:
+        return snapshot_id(
+            self.input_fingerprint, self.benchmark, self.level, self.method, self.parameters, self.code_version
+        )
+
+
+def manifest_path(warehouse: Warehouse, snapshot: str) -> Path:
+    return warehouse.dir("snapshot_manifests") / f"{snapshot}.parquet"
+
+
+def snapshot_exists(warehouse: Warehouse, snapshot: str) -> bool:
+    return manifest_path(warehouse, snapshot).exists()
+
+
+def previous_snapshot(warehouse: Warehouse, request: SnapshotRequest) -> str | None:
+    """The newest committed snapshot of the same (benchmark, level, method, parameters)."""
+    folder = warehouse.dir("snapshot_manifests")
+    if not any(folder.glob("*.parquet")):
+        return None
+    same_key = (
+        pl.scan_parquet(folder / "*.parquet")
+        .filter(
+            (pl.col("benchmark") == request.benchmark)
+            & (pl.col("level") == request.level)
+            & (pl.col("method") == request.method)
+            & (pl.col("parameters") == request.parameters)
+        )
+        .sort("created_at", "snapshot_id", descending=True)
+        .select("snapshot_id")
+        .head(1)
+        .collect()
+    )
+    return same_key.item() if same_key.height else None
+
+
+def write_snapshot(warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame) -> tuple[str, bool]:
+    """Write the snapshot unless it exists; return its id and whether it is new.
+
+    Call under :meth:`Warehouse.write_lock` so two writers of the same id
+    cannot interleave.
+    """
+    snapshot = request.snapshot_id
+    if snapshot_exists(warehouse, snapshot):
+        return snapshot, False
+    ranking = ranking.select(pl.col(c).cast(t) for c, t in SNAPSHOT_RANKING.items())
+    folder = warehouse.dir("snapshots") / f"benchmark={request.benchmark}" / f"snapshot={snapshot}"
+    atomic_write_parquet(ranking, folder / "ranking.parquet")
+    manifest = pl.DataFrame(
+        [
+            {
+                "snapshot_id": snapshot,
+                "created_at": datetime.now(UTC),
+                "benchmark": request.benchmark,
+                "level": request.level,
+                "method": request.method,
+                "parameters": request.parameters,
+                "input_fingerprint": request.input_fingerprint,
+                "load_ids": list(request.load_ids),
+                "code_version": request.code_version,
+                "n_voters": request.n_voters,
+                "n_systems": request.n_systems,
+                "n_rows": ranking.height,
+                "notes": list(request.notes),
+                "previous_snapshot_id": previous_snapshot(warehouse, request),
+            }
+        ],
+        schema=SNAPSHOT_MANIFEST,
+    )
+    atomic_write_parquet(manifest, manifest_path(warehouse, snapshot))
+    return snapshot, True
+
+
+def read_snapshot(warehouse: Warehouse, snapshot: str) -> tuple[dict[str, Any], pl.DataFrame]:
+    """The manifest (as a dict) and ranking of a committed snapshot."""
+    path = manifest_path(warehouse, snapshot)
+    if not path.exists():
+        raise KeyError(f"no snapshot {snapshot!r} in {warehouse.home}; list them with 'scorehouse snapshots'")
+    manifest = pl.read_parquet(path).row(0, named=True)
+    ranking_file = (
+        warehouse.dir("snapshots") / f"benchmark={manifest['benchmark']}" / f"snapshot={snapshot}" / "ranking.parquet"
+    )
+    return manifest, pl.read_parquet(ranking_file)
