@@ -20,6 +20,7 @@ from aggregators.ranking import ranking_table
 from aggregators.registry import REGISTRY, MethodInfo, RankingResult, Scored, aggregate, register, run
 
 # Method modules register themselves on import; this is the one list of them.
+from aggregators import bradley_terry, elo, trueskill_rating  # noqa: E402,F401  (register themselves)
 
 __all__ = [
     "REGISTRY",

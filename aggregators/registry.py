@@ -60,6 +60,9 @@ class MethodInfo:
     citation: str
     summary: str
     parameters: Mapping[str, Any] = field(default_factory=dict)
+    # Pairwise methods that are a function of the win/tie counts alone give that
+    # function here, so bootstrap can refit on resampled counts without profiles.
+    from_counts: Callable[..., np.ndarray | Scored] | None = None
 
 
 REGISTRY: dict[str, MethodInfo] = {}
@@ -73,11 +76,15 @@ def register(
     citation: str,
     stochastic: bool = False,
     properties: tuple[str, ...] = (),
+    from_counts: Callable[..., np.ndarray | Scored] | None = None,
 ) -> Callable[[Callable[..., np.ndarray | Scored]], Callable[..., np.ndarray | Scored]]:
     """Register ``function`` under ``name`` with its metadata.
 
     The parameters (and their defaults) are read from the function's
     keyword-only arguments; the first line of its docstring is its summary.
+    ``from_counts(counts, **parameters)``, for methods of the pairwise view that
+    depend on the ballots only through :class:`aggregators.pairwise.PairCounts`,
+    computes the same scores from counts (with leading batch axes allowed).
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {VIEWS}, got {view!r}")
@@ -106,6 +113,7 @@ def register(
             citation=citation,
             summary=(function.__doc__ or "").strip().splitlines()[0] if function.__doc__ else "",
             parameters=parameters,
+            from_counts=from_counts,
         )
         return function
 
