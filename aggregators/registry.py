@@ -227,6 +227,27 @@ def _two_step_ballots(name: str, profile: Profile, params: Mapping[str, Any]) ->
     return all_systems.join(ballots, on=["system", "voter", "weight"], how="left"), tuple(notes)
 
 
+def score_two_step(
+    name: str,
+    profile: Profile,
+    params: Mapping[str, Any],
+    *,
+    across: str,
+    across_params: Mapping[str, Any] | None,
+) -> tuple[Profile, Scored]:
+    """Two-step scores of ``profile``: ``name`` inside every group, then ``across`` over the groups.
+
+    Returns the second step's profile (its systems index the scores) and its
+    scores with the notes of both steps.  ``across_params`` default to
+    ``params`` when ``across`` is ``name``, else to ``across``'s defaults.
+    """
+    second_params = dict(across_params) if across_params is not None else (params if across == name else {})
+    group_ballots, group_notes = _two_step_ballots(name, profile, params)
+    second_profile = build_profile(group_ballots)
+    result = score_profile(across, second_profile, second_params)
+    return second_profile, Scored(result.scores, group_notes + result.notes)
+
+
 def run(
     name: str,
     ballots: pl.DataFrame,
@@ -263,10 +284,7 @@ def run(
             notes=result.notes,
         )
     second = across or name
-    second_params = dict(across_params) if across_params is not None else (params if second == name else {})
-    group_ballots, group_notes = _two_step_ballots(name, profile, params)
-    second_profile = build_profile(group_ballots)
-    result = score_profile(second, second_profile, second_params)
+    second_profile, result = score_two_step(name, profile, params, across=second, across_params=across_params)
     return RankingResult(
         ranking=ranking_table(second_profile.systems, result.scores),
         method=name,
@@ -275,7 +293,7 @@ def run(
         across=second,
         n_voters=len(profile.voters),
         n_systems=len(profile.systems),
-        notes=group_notes + result.notes,
+        notes=result.notes,
     )
 
 
