@@ -49,7 +49,7 @@ def check_order(method: str, shuffle: bool, permutations: int) -> None:
         )
     if not shuffle and permutations != 1:
         raise InvalidParameterError(
-            f"method {method!r}: shuffle=False plays the one natural order, so permutations must be 1, "
+            f"method {method!r}: shuffle=False plays the one natural order, so parameter 'permutations' must be 1, "
             f"got permutations={permutations!r}; use shuffle=True to average random orders"
         )
 
