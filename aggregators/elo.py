@@ -10,8 +10,9 @@ rank NLP systems from instance-level comparisons by Peyrard et al. (2021),
 The games are every pairwise outcome of the ballots
 (:func:`aggregators.pairwise.games`).  Elo depends on their order, which the
 ballots do not define, so by default they are played in a random order drawn
-from ``seed``, and ``permutations`` independent orders are averaged to reduce
-that dependence.  ``shuffle=False`` plays them in the natural order (voter by
+from ``seed`` (the i-th order is the i-th ``numpy.random.default_rng(seed).permutation``
+of the natural order), and the ratings after ``permutations`` such orders are
+averaged to reduce that dependence.  ``shuffle=False`` plays them in the natural order (voter by
 voter, pairs in system order).  A voter's weight scales the ``k`` of its games
 (relative to the mean voter weight, so equal weights change nothing).
 """
