@@ -6,6 +6,7 @@
 Pure: imports nothing from the rest of scorehouse, never touches disk.
 """
 
+from aggregators.bootstrap import bootstrap
 from aggregators.errors import (
     AggregationError,
     InvalidBallotsError,
@@ -15,11 +16,13 @@ from aggregators.errors import (
     TooManySystemsError,
     UnknownMethodError,
 )
+from aggregators.paired_tests import paired_tests
 from aggregators.profile import Profile, build_profile
 from aggregators.ranking import ranking_table
 from aggregators.registry import REGISTRY, MethodInfo, RankingResult, Scored, aggregate, register, run
 
 # Method modules register themselves on import; this is the one list of them.
+from aggregators import bradley_terry, elo, trueskill_rating  # noqa: E402,F401  (register themselves)
 
 __all__ = [
     "REGISTRY",
@@ -35,7 +38,9 @@ __all__ = [
     "TooManySystemsError",
     "UnknownMethodError",
     "aggregate",
+    "bootstrap",
     "build_profile",
+    "paired_tests",
     "ranking_table",
     "register",
     "run",

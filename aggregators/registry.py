@@ -60,6 +60,9 @@ class MethodInfo:
     citation: str
     summary: str
     parameters: Mapping[str, Any] = field(default_factory=dict)
+    # Pairwise methods that are a function of the win/tie counts alone give that
+    # function here, so bootstrap can refit on resampled counts without profiles.
+    from_counts: Callable[..., np.ndarray | Scored] | None = None
 
 
 REGISTRY: dict[str, MethodInfo] = {}
@@ -73,11 +76,15 @@ def register(
     citation: str,
     stochastic: bool = False,
     properties: tuple[str, ...] = (),
+    from_counts: Callable[..., np.ndarray | Scored] | None = None,
 ) -> Callable[[Callable[..., np.ndarray | Scored]], Callable[..., np.ndarray | Scored]]:
     """Register ``function`` under ``name`` with its metadata.
 
     The parameters (and their defaults) are read from the function's
     keyword-only arguments; the first line of its docstring is its summary.
+    ``from_counts(counts, **parameters)``, for methods of the pairwise view that
+    depend on the ballots only through :class:`aggregators.pairwise.PairCounts`,
+    computes the same scores from counts (with leading batch axes allowed).
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {VIEWS}, got {view!r}")
@@ -106,6 +113,7 @@ def register(
             citation=citation,
             summary=(function.__doc__ or "").strip().splitlines()[0] if function.__doc__ else "",
             parameters=parameters,
+            from_counts=from_counts,
         )
         return function
 
@@ -219,6 +227,27 @@ def _two_step_ballots(name: str, profile: Profile, params: Mapping[str, Any]) ->
     return all_systems.join(ballots, on=["system", "voter", "weight"], how="left"), tuple(notes)
 
 
+def score_two_step(
+    name: str,
+    profile: Profile,
+    params: Mapping[str, Any],
+    *,
+    across: str,
+    across_params: Mapping[str, Any] | None,
+) -> tuple[Profile, Scored]:
+    """Two-step scores of ``profile``: ``name`` inside every group, then ``across`` over the groups.
+
+    Returns the second step's profile (its systems index the scores) and its
+    scores with the notes of both steps.  ``across_params`` default to
+    ``params`` when ``across`` is ``name``, else to ``across``'s defaults.
+    """
+    second_params = dict(across_params) if across_params is not None else (params if across == name else {})
+    group_ballots, group_notes = _two_step_ballots(name, profile, params)
+    second_profile = build_profile(group_ballots)
+    result = score_profile(across, second_profile, second_params)
+    return second_profile, Scored(result.scores, group_notes + result.notes)
+
+
 def run(
     name: str,
     ballots: pl.DataFrame,
@@ -255,10 +284,7 @@ def run(
             notes=result.notes,
         )
     second = across or name
-    second_params = dict(across_params) if across_params is not None else (params if second == name else {})
-    group_ballots, group_notes = _two_step_ballots(name, profile, params)
-    second_profile = build_profile(group_ballots)
-    result = score_profile(second, second_profile, second_params)
+    second_profile, result = score_two_step(name, profile, params, across=second, across_params=across_params)
     return RankingResult(
         ranking=ranking_table(second_profile.systems, result.scores),
         method=name,
@@ -267,7 +293,7 @@ def run(
         across=second,
         n_voters=len(profile.voters),
         n_systems=len(profile.systems),
-        notes=group_notes + result.notes,
+        notes=result.notes,
     )
 
 

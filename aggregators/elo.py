@@ -1,0 +1,102 @@
+"""Elo ratings from the sequence of pairwise games.
+
+Elo (1978), "The Rating of Chessplayers, Past and Present": every system starts
+at ``initial``; after a game between ``a`` and ``b`` with result ``S`` (1 win,
+0.5 tie, 0 loss for ``a``) both move by ``k * (S - E)``, where
+``E = 1 / (1 + 10 ** ((R_b - R_a) / scale))`` is a's expected result.  Used to
+rank NLP systems from instance-level comparisons by Peyrard et al. (2021),
+"Better than Average: Paired Evaluation of NLP Systems", ACL.
+
+The games are every pairwise outcome of the ballots
+(:func:`aggregators.pairwise.games`).  Elo depends on their order, which the
+ballots do not define, so by default they are played in a random order drawn
+from ``seed`` (the i-th order is the i-th ``numpy.random.default_rng(seed).permutation``
+of the natural order), and the ratings after ``permutations`` such orders are
+averaged to reduce that dependence.  ``shuffle=False`` plays them in the natural order (voter by
+voter, pairs in system order).  A voter's weight scales the ``k`` of its games
+(relative to the mean voter weight, so equal weights change nothing).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from aggregators.errors import InvalidParameterError
+from aggregators.pairwise import Games, games
+from aggregators.profile import Profile
+from aggregators.registry import check_range, register
+
+NAME = "elo"
+
+
+def play(sequence: Games, n: int, *, k: float, scale: float, initial: float) -> np.ndarray:
+    """Final Elo ratings of ``n`` systems after playing ``sequence`` in order."""
+    rating = [float(initial)] * n
+    step = (k * sequence.weight).tolist()
+    # Each update needs the ratings the previous game left: inherently sequential.
+    for a, b, result, kw in zip(sequence.first.tolist(), sequence.second.tolist(), sequence.result.tolist(), step):
+        expected = 1.0 / (1.0 + 10.0 ** ((rating[b] - rating[a]) / scale))
+        delta = kw * (result - expected)
+        rating[a] += delta
+        rating[b] -= delta
+    return np.array(rating)
+
+
+def check_order(method: str, shuffle: bool, permutations: int) -> None:
+    """Validate the game-order parameters shared by the sequential ratings."""
+    if isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer)) or permutations < 1:
+        raise InvalidParameterError(
+            f"method {method!r}: parameter 'permutations' must be an integer >= 1, got {permutations!r}"
+        )
+    if not shuffle and permutations != 1:
+        raise InvalidParameterError(
+            f"method {method!r}: shuffle=False plays the one natural order, so parameter 'permutations' must be 1, "
+            f"got permutations={permutations!r}; use shuffle=True to average random orders"
+        )
+
+
+def orders(profile: Profile, *, shuffle: bool, permutations: int, seed: int) -> list[Games]:
+    """The game sequences to play: the natural one, or ``permutations`` seeded shuffles."""
+    sequence = games(profile)
+    if not shuffle:
+        return [sequence]
+    rng = np.random.default_rng(seed)
+    return [sequence.shuffled(rng) for _ in range(permutations)]
+
+
+@register(
+    NAME,
+    view="pairwise",
+    handles_missing=True,
+    stochastic=True,
+    citation=(
+        "Elo (1978), The Rating of Chessplayers, Past and Present; Peyrard et al. (2021), "
+        "Better than Average: Paired Evaluation of NLP Systems, ACL"
+    ),
+    properties=("anonymous", "neutral"),
+)
+def elo(
+    profile: Profile,
+    *,
+    k: float = 20.0,
+    scale: float = 400.0,
+    initial: float = 1500.0,
+    shuffle: bool = True,
+    permutations: int = 1,
+    seed: int = 0,
+) -> np.ndarray:
+    """Elo ratings after every pairwise game, averaged over ``permutations`` seeded game orders."""
+    check_range(NAME, "k", k, low=0.0)
+    check_range(NAME, "scale", scale, low=0.0)
+    if scale == 0:
+        raise InvalidParameterError(f"method {NAME!r}: parameter 'scale' must be > 0, got {scale!r}")
+    check_range(NAME, "initial", initial)
+    check_order(NAME, shuffle, permutations)
+    n = len(profile.systems)
+    mean_weight = profile.weights.mean()
+    relative_k = k / mean_weight if mean_weight > 0 else 0.0
+    ratings = [
+        play(sequence, n, k=relative_k, scale=scale, initial=initial)
+        for sequence in orders(profile, shuffle=shuffle, permutations=permutations, seed=seed)
+    ]
+    return np.mean(ratings, axis=0)

@@ -1,0 +1,105 @@
+"""The pairwise view: win / tie / loss counts and the game sequence of every pair of systems.
+
+A voter compares systems ``a`` and ``b`` when it scored both; it prefers the one
+with the higher score, and equal scores are a tie.  The counts are weighted by
+the voters' weights.  This is the view of the paired evaluation of Peyrard et
+al. (2021), "Better than Average: Paired Evaluation of NLP Systems", ACL.
+
+Everything here is vectorised over voters; the only Python loops run over
+systems.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from aggregators.profile import Profile
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """Weighted pairwise outcomes between the systems of a profile.
+
+    ``wins[..., a, b]`` is the total weight of the voters that score ``a`` above
+    ``b``; ``ties[..., a, b]`` (symmetric) the weight of those that score them
+    equal; ``voters[a, b]`` the unweighted number of voters that score both.
+    The diagonal is zero.  Leading axes, when present, index bootstrap
+    resamples of the same systems.
+    """
+
+    systems: tuple[str, ...]
+    wins: np.ndarray
+    ties: np.ndarray
+    voters: np.ndarray
+
+    @property
+    def credit(self) -> np.ndarray:
+        """Wins with a tie counted as half a win for each side."""
+        return self.wins + 0.5 * self.ties
+
+
+def outcome_matrices(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-voter boolean ``(voters, n, n)`` arrays: ``a`` beats ``b``, ``a`` ties ``b``.
+
+    Missing scores (NaN) compare as neither; the diagonal is False.
+    """
+    above = scores[:, :, None] > scores[:, None, :]
+    level = scores[:, :, None] == scores[:, None, :]
+    n = scores.shape[1]
+    level[:, np.arange(n), np.arange(n)] = False
+    return above, level
+
+
+def pair_counts(profile: Profile) -> PairCounts:
+    """Count every pair's weighted wins and ties over the voters that scored both."""
+    scores = profile.scores
+    weights = profile.weights
+    n = scores.shape[1]
+    wins = np.empty((n, n))
+    ties = np.empty((n, n))
+    # One system at a time keeps memory at voters x systems; NaN compares False.
+    for a in range(n):
+        column = scores[:, a : a + 1]
+        wins[a] = weights @ (column > scores)
+        ties[a] = weights @ (column == scores)
+    np.fill_diagonal(ties, 0.0)
+    observed = profile.observed.astype(float)
+    voters = observed.T @ observed
+    np.fill_diagonal(voters, 0.0)
+    return PairCounts(systems=profile.systems, wins=wins, ties=ties, voters=voters.round().astype(np.int64))
+
+
+@dataclass(frozen=True)
+class Games:
+    """Every pairwise outcome as a game, in the order they are played.
+
+    Game ``g`` is between ``first[g]`` and ``second[g]`` (system indices,
+    ``first < second``); ``result[g]`` is 1 when ``first`` won, 0.5 for a tie,
+    0 when ``second`` won; ``weight[g]`` is the weight of the voter who cast it.
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    result: np.ndarray
+    weight: np.ndarray
+
+    def shuffled(self, rng: np.random.Generator) -> Games:
+        order = rng.permutation(self.first.size)
+        return Games(self.first[order], self.second[order], self.result[order], self.weight[order])
+
+
+def games(profile: Profile) -> Games:
+    """The games of ``profile`` in their natural order.
+
+    Voters in profile order (sorted by name); within a voter, pairs ``(a, b)``
+    with ``a < b`` in system order.  Only pairs the voter scored both of play.
+    """
+    scores = profile.scores
+    a, b = np.triu_indices(scores.shape[1], k=1)
+    left, right = scores[:, a], scores[:, b]
+    played = ~(np.isnan(left) | np.isnan(right))
+    voter, pair = np.nonzero(played)  # row-major: voter first, then pair order
+    result = np.where(left > right, 1.0, np.where(left == right, 0.5, 0.0))[voter, pair]
+    return Games(first=a[pair], second=b[pair], result=result, weight=profile.weights[voter])

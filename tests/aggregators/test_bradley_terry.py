@@ -1,0 +1,94 @@
+"""Bradley-Terry against a direct maximisation of its log-likelihood and the pairformance README."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+
+from aggregators import InvalidParameterError, aggregate, run
+from aggregators.bradley_terry import bradley_terry_counts
+from aggregators.pairwise import PairCounts
+from tests.aggregators.strategies_paired import ballots_from_matrix, count_matrices, pairformance_ballots
+
+
+def direct_fit(credit, prior):
+    """Maximise sum_ab C_ab log(e^t_a / (e^t_a + e^t_b)) over t (t_0 = 0), then centre."""
+    n = credit.shape[0]
+    c = credit + prior * (1 - np.eye(n))
+
+    def negative_log_likelihood(free):
+        t = np.concatenate(([0.0], free))
+        diff = t[:, None] - t[None, :]
+        log_p = -np.logaddexp(0.0, -diff)  # log sigmoid(t_a - t_b)
+        p = np.exp(log_p)
+        gradient = (c * (1 - p)).sum(1) - (c.T * p).sum(1)
+        return -(c * log_p).sum(), -gradient[1:]
+
+    result = minimize(negative_log_likelihood, np.zeros(n - 1), jac=True, method="BFGS", options={"gtol": 1e-11})
+    t = np.concatenate(([0.0], result.x))
+    return t - t.mean()
+
+
+def counts(wins, ties):
+    n = wins.shape[0]
+    return PairCounts(tuple(f"s{i}" for i in range(n)), wins, ties, np.zeros((n, n), dtype=np.int64))
+
+
+@settings(max_examples=40, deadline=None)
+@given(count_matrices(), st.sampled_from([0.5, 0.1, 2.0]))
+def test_equals_direct_maximum_likelihood(matrices, prior):
+    wins, ties = matrices
+    fitted = bradley_terry_counts(counts(wins, ties), prior=prior, tol=1e-13)
+    assert fitted.notes == ()
+    np.testing.assert_allclose(fitted.scores, direct_fit(wins + 0.5 * ties, prior), atol=1e-6)
+
+
+def test_system_that_never_wins_gets_finite_lowest_strength():
+    rng = np.random.default_rng(7)
+    wins = rng.integers(1, 30, size=(5, 5)).astype(float)
+    np.fill_diagonal(wins, 0)
+    wins[3] = 0.0  # s3 loses every comparison
+    fitted = bradley_terry_counts(counts(wins, np.zeros((5, 5))), tol=1e-13)
+    assert np.isfinite(fitted.scores).all()
+    assert np.argmin(fitted.scores) == 3
+    np.testing.assert_allclose(fitted.scores, direct_fit(wins, 0.5), atol=1e-6)
+    with pytest.raises(InvalidParameterError, match=r"prior=0.*\['s3'\] never beat"):
+        bradley_terry_counts(counts(wins, np.zeros((5, 5))), prior=0.0)
+
+
+def test_pair_that_only_ties_is_tied_even_without_prior():
+    ballots = ballots_from_matrix(np.array([[1.0, 1.0], [2.0, 2.0], [0.5, 0.5]]))
+    for prior in (0.0, 0.5):
+        ranking = aggregate("bradley_terry", ballots, prior=prior)
+        assert ranking["score"].to_list() == [0.0, 0.0]
+        assert ranking["tied"].all()
+
+
+def test_missing_scores_only_count_common_voters():
+    scores = np.array([[3.0, 1.0, np.nan], [2.0, np.nan, 1.0], [np.nan, 2.0, 0.0], [1.0, 2.0, 3.0]])
+    # Pairs by hand: s0>s1 in v0, s0<s1 in v3; s0>s2 in v1, s0<s2 in v3; s1>s2 in v2, s1<s2 in v3.
+    wins = np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0]], dtype=float)
+    ranking = run("bradley_terry", ballots_from_matrix(scores), params={"tol": 1e-13}).ranking.sort("system")
+    np.testing.assert_allclose(ranking["score"].to_numpy(), direct_fit(wins, 0.5), atol=1e-6)
+
+
+def test_pairformance_readme_strengths():
+    ranking = aggregate("bradley_terry", pairformance_ballots(), prior=0.0, tol=1e-9).sort("system")
+    strengths = np.exp(ranking["score"].to_numpy())
+    # /work/shared/data/README.md: BT on the full data, MM iterations, eps 1e-9.
+    np.testing.assert_allclose(strengths / strengths.sum(), [0.2483, 0.1436, 0.1648, 0.1497, 0.2937], atol=5e-5)
+
+
+def test_non_convergence_is_a_note():
+    result = run("bradley_terry", pairformance_ballots(), params={"max_iter": 2, "tol": 1e-12})
+    assert len(result.notes) == 1 and "not converged after max_iter=2" in result.notes[0]
+
+
+@pytest.mark.parametrize(
+    "params", [{"prior": -0.5}, {"tol": 0.0}, {"max_iter": 0}, {"max_iter": 2.5}, {"prior": float("nan")}]
+)
+def test_bad_parameters_are_named(params):
+    name = next(iter(params))
+    with pytest.raises(InvalidParameterError, match=f"'{name}'"):
+        aggregate("bradley_terry", pairformance_ballots(), **params)
