@@ -105,15 +105,76 @@ def cmd_sql(args: argparse.Namespace) -> int:
     return 0
 
 
+def print_rankings(outcomes) -> int:  # noqa: ANN001
+    """Print each benchmark's leaderboard; return how many methods failed."""
+    from flows.leaderboard import side_by_side
+
+    failures = 0
+    for outcome in outcomes:
+        done = [(m.run, m.ranking) for m in outcome.methods if m.ranking is not None]
+        new = sum(m.new for m in outcome.methods)
+        print(f"\n== {outcome.benchmark} ({outcome.level} level): {len(done)} method(s), {new} new snapshot(s)")
+        _print_frame(side_by_side(done), max_rows=30)
+        for m in outcome.methods:
+            for note in m.notes:
+                print(f"  {m.run.label}: {note}")
+            if m.error:
+                failures += 1
+                print(f"  {m.run.label}: not ranked: {m.error}", file=sys.stderr)
+    return failures
+
+
+def _method_runs(args: argparse.Namespace):  # noqa: ANN202
+    from transforms.rank_plan import MethodRun, parse_parameters
+
+    params = parse_parameters(args.param or [])
+    if not args.method:
+        if params:
+            raise SystemExit("scorehouse rank: --param needs the --method it applies to")
+        return None
+    unknown = sorted(set(params) - set(args.method))
+    if unknown:
+        raise SystemExit(f"scorehouse rank: --param names method(s) {unknown} that are not among --method")
+    return [MethodRun(m, params.get(m, {}), two_step=args.two_step) for m in args.method]
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    _quiet_prefect()
+    from flows.rank import rank_flow
+
+    runs = _method_runs(args)
+    outcomes = rank_flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs)
+    return 1 if print_rankings(outcomes) else 0
+
+
+def cmd_snapshots(args: argparse.Namespace) -> int:
+    from warehouse.catalog import connect, query_frame
+    from warehouse.storage import Warehouse
+
+    where = "WHERE benchmark = ?" if args.benchmark else ""
+    with connect(Warehouse(args.home)) as con:
+        frame = query_frame(
+            con,
+            f"""SELECT snapshot_id, created_at, benchmark, level, method, parameters, n_systems, n_voters,
+                       previous_snapshot_id
+                FROM snapshots {where} ORDER BY benchmark, level, method, created_at""",
+            [args.benchmark] if args.benchmark else None,
+        )
+    _print_frame(frame, max_rows=args.max_rows)
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    """The main job: ingest the bundled real dumps and summarise the warehouse."""
+    """The main job: ingest the bundled real dumps, rank every benchmark, print the leaderboards."""
     _quiet_prefect()
     from flows.ingest import ingest_flow
+    from flows.rank import rank_flow
 
     report = ingest_flow([str(BUNDLED_DATA)], home=args.home, trust_pickle=False, progress=sys.stderr.isatty())
     print_ingest_report(report)
     print_summary(args.home)
-    return 0 if not report.rejected_files else 1
+    failures = print_rankings(rank_flow(home=args.home))
+    return 0 if not report.rejected_files and not failures else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -135,7 +196,20 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("--max-rows", type=int, default=60, help="rows shown in table format")
     sql.set_defaults(handler=cmd_sql)
 
-    run = sub.add_parser("run", help="the main job: ingest the bundled dumps and summarise")
+    rank = sub.add_parser("rank", help="rank benchmarks and store the results as snapshots")
+    rank.add_argument("--benchmark", action="append", help="benchmark to rank (repeatable; default: all)")
+    rank.add_argument("--level", choices=("task", "instance"), help="default: each benchmark's natural level")
+    rank.add_argument("--method", action="append", help="registry method name (repeatable; default: a documented set)")
+    rank.add_argument("--param", action="append", metavar="METHOD.KEY=VALUE", help="a method parameter (repeatable)")
+    rank.add_argument("--two-step", action="store_true", help="run the --method(s) two-step (within groups, then across)")
+    rank.set_defaults(handler=cmd_rank)
+
+    snapshots = sub.add_parser("snapshots", help="list ranking snapshots")
+    snapshots.add_argument("--benchmark")
+    snapshots.add_argument("--max-rows", type=int, default=100)
+    snapshots.set_defaults(handler=cmd_snapshots)
+
+    run = sub.add_parser("run", help="the main job: ingest the bundled dumps, rank them, print the leaderboards")
     run.set_defaults(handler=cmd_run)
     return parser
 

@@ -1,0 +1,126 @@
+"""Ingest into a real warehouse (Parquet + DuckDB catalog) through the real Prefect flow."""
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import polars as pl
+
+from flows.ingest import ingest_flow
+from tests.warehouse.conftest import GLUE_CSV, VALUE_CSV, tree_state
+from warehouse.catalog import connect, query_frame
+from warehouse.storage import Warehouse
+
+
+def sql(home: Path, query: str) -> pl.DataFrame:
+    with connect(Warehouse(home)) as con:
+        return query_frame(con, query)
+
+
+def test_glue_lands_in_hive_partitions_with_its_catalog(home):
+    report = ingest_flow([str(GLUE_CSV)], home=str(home))
+    assert [f.status for f in report.files] == ["loaded"]
+    # 100 systems x 15 published cells (5 of them paired: MRPC, STS-B, QQP count twice) = 1500 rows
+    assert report.files[0].rows_in == 1500
+    assert report.files[0].rows_landed + report.files[0].rows_quarantined == 1500
+    parts = sorted(p.relative_to(home).parts[:3] for p in (home / "scores").rglob("*.parquet"))
+    assert parts == [("scores", "benchmark=glue", "level=task")]
+    counts = sql(home, "SELECT count(DISTINCT system) AS s, count(*) FILTER (WHERE score IS NULL) AS missing FROM scores").row(0)
+    assert counts == (100, 4)  # the README: '-' in 4 cells
+    ernie = sql(home, "SELECT score FROM scores WHERE system = 'ERNIE' AND task = 'MRPC' AND metric = 'F1'").item()
+    assert ernie == 93.9  # read from the file: ERNIE's MRPC cell is 93.9/91.8
+    catalog = sql(home, "SELECT task, is_ranked, weight FROM metrics WHERE task IN ('Score', 'MRPC', 'AX') ORDER BY ALL")
+    assert catalog.rows() == [("AX", True, 0.0), ("MRPC", True, 0.5), ("MRPC", True, 0.5), ("Score", False, 0.0)]
+
+
+def test_reingesting_the_same_bytes_changes_nothing(home):
+    ingest_flow([str(GLUE_CSV), str(VALUE_CSV)], home=str(home))
+    before = tree_state(home)
+    report = ingest_flow([str(GLUE_CSV), str(VALUE_CSV)], home=str(home))
+    assert [f.status for f in report.files] == ["unchanged", "unchanged"]
+    assert tree_state(home) == before
+
+
+def test_corrected_dump_supersedes_its_source_and_keeps_history(home, tmp_path):
+    dump = tmp_path / "drop" / GLUE_CSV.name
+    dump.parent.mkdir()
+    shutil.copyfile(GLUE_CSV, dump)
+    ingest_flow([str(dump)], home=str(home))
+    text = dump.read_text()
+    assert "93.9/91.8" in text
+    dump.write_text(text.replace("93.9/91.8", "94.0/91.8", 1))
+    report = ingest_flow([str(dump)], home=str(home))
+    assert report.files[0].status == "loaded"
+    current = sql(home, "SELECT score FROM scores WHERE system = 'ERNIE' AND task = 'MRPC' AND metric = 'F1'")
+    assert current.to_series().to_list() == [94.0]
+    history = sql(home, "SELECT score FROM scores_history WHERE system = 'ERNIE' AND task = 'MRPC' AND metric = 'F1' ORDER BY score")
+    assert history.to_series().to_list() == [93.9, 94.0]
+    loads = sql(home, "SELECT count(*) AS n, count(*) FILTER (WHERE is_current) AS current FROM loads").row(0)
+    assert loads == (2, 1)
+    assert sql(home, "SELECT count(*) FROM scores").item() == 1500
+
+
+def test_bad_rows_are_quarantined_with_file_line_and_reason(home, tmp_path):
+    dump = tmp_path / GLUE_CSV.name
+    lines = GLUE_CSV.read_text().splitlines(keepends=True)
+    assert "75.5" in lines[1]  # ERNIE's CoLA cell, on line 2 of the file
+    lines[1] = lines[1].replace("75.5", "seventy", 1)
+    dump.write_text("".join(lines))
+    report = ingest_flow([str(dump)], home=str(home))
+    assert report.files[0].rows_quarantined == 1
+    assert report.files[0].rows_landed == 1499
+    bad = sql(home, "SELECT file, line, system, task, value, reason FROM quarantine").row(0)
+    assert bad == (str(dump), 2, "ERNIE", "CoLA", "seventy", "non-numeric score seventy")
+    assert not report.ok
+
+
+def test_an_unparseable_file_is_rejected_and_does_not_stop_the_others(home, tmp_path):
+    junk = tmp_path / "notes.csv"
+    junk.write_text("this is not a score dump\n")
+    report = ingest_flow([str(junk), str(GLUE_CSV)], home=str(home))
+    assert [f.status for f in report.files] == ["rejected", "loaded"]
+    assert "notes.csv" in report.files[0].error and "--format" in report.files[0].error
+    assert sql(home, "SELECT count(DISTINCT system) FROM scores").item() == 100
+    assert sql(home, "SELECT file FROM rejected_files").item() == str(junk)
+    # nothing is lost: the rejected bytes are archived too
+    assert any(p.read_bytes() == junk.read_bytes() for p in (home / "raw").rglob("*") if p.is_file())
+
+
+CRASH_SCRIPT = textwrap.dedent(
+    """
+    import os, sys
+    import warehouse.storage as storage
+
+    real_replace = os.replace
+
+    def die_before_commit(source, target):
+        # The load's manifest is the commit point: die the way `kill -9` would, right before it lands.
+        if "/loads/" in str(target):
+            os._exit(137)
+        real_replace(source, target)
+
+    storage.os.replace = die_before_commit
+    from flows.ingest import ingest_flow
+    ingest_flow([sys.argv[2]], home=sys.argv[1])
+    """
+)
+
+
+def test_a_writer_killed_before_commit_leaves_the_previous_state_intact(home, tmp_path):
+    ingest_flow([str(VALUE_CSV)], home=str(home))
+    before = sql(home, "SELECT * FROM scores ORDER BY ALL")
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASH_SCRIPT, str(home), str(GLUE_CSV)],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert crashed.returncode == 137, crashed.stderr
+    assert any((home / "scores" / "benchmark=glue").rglob("*.parquet"))  # data was written ...
+    assert sql(home, "SELECT * FROM scores ORDER BY ALL").equals(before)  # ... but is not visible
+    report = ingest_flow([str(GLUE_CSV)], home=str(home))  # and the next attempt completes it
+    assert report.files[0].status == "loaded"
+    assert sql(home, "SELECT count(DISTINCT benchmark) FROM scores").item() == 2
