@@ -18,6 +18,7 @@ unterminated quote.
 from __future__ import annotations
 
 import gzip
+import re
 import zlib
 from pathlib import Path
 
@@ -47,6 +48,12 @@ def read_text(path: Path) -> str:
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise ParseError(path, "NUL byte in the text; is this a binary file?", line)
+    lone = re.search("\r(?!\n)", text)
+    if lone:
+        raise ParseError(
+            path, "carriage return without a newline (old Mac line ends?); convert to \\n line ends",
+            text.count("\n", 0, lone.start()) + 1,
+        )
     return text.removeprefix("\ufeff")
 
 
