@@ -59,3 +59,17 @@ def mangled(draw: st.DrawFn, text: str) -> bytes:
 def tsv_lines(width: int) -> st.SearchStrategy[list[list[str]]]:
     """Rows of ``width`` tab-free fields whose last field is a score cell."""
     return st.lists(st.tuples(*([names] * (width - 1)), cells).map(list), min_size=0, max_size=12)
+
+
+def rows_or_none(parse, path: Path, benchmark: str | None):
+    """The parsed rows, or None after checking that the ParseError names ``path``.
+
+    Any other exception propagates and fails the property.
+    """
+    from transforms.parsers.base import ParseError
+
+    try:
+        return parse(path, benchmark).rows
+    except ParseError as exc:
+        assert str(path) in str(exc)
+        return None

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.transforms.conftest import BUNDLED, cells, mangled, names
+from tests.transforms.conftest import BUNDLED, rows_or_none, cells, mangled, names
 from transforms.parsers import detect_format, parse_file
 from transforms.parsers.base import ParseError
 from transforms.parsers.instance_long import TEXT_COLUMN
@@ -246,10 +246,8 @@ def test_mangled_long_csv_gives_rows_or_parse_error(tmp_path_factory, text, data
     raw = data.draw(mangled(text))
     path = tmp_path_factory.mktemp("long") / "mine.csv"
     path.write_bytes(raw)
-    try:
-        rows = parse_long(path, "b").rows
-    except ParseError as exc:
-        assert str(path) in str(exc)
+    rows = rows_or_none(parse_long, path, "b")
+    if rows is None:
         return
     header, records = reference_records(raw)
     scores = [c for c in header[2:] if not TEXT_COLUMN.match(c)]
@@ -265,13 +263,12 @@ def test_mangled_wide_csv_gives_rows_or_parse_error(tmp_path_factory, width, val
     raw = data.draw(mangled(text))
     path = tmp_path_factory.mktemp("wide") / "mine.csv"
     path.write_bytes(raw)
-    try:
-        rows = parse_wide(path, "b").rows
-    except ParseError as exc:
-        assert str(path) in str(exc)
+    rows = rows_or_none(parse_wide, path, "b")
+    if rows is None:
         return
     header, records = reference_records(raw)
-    assert rows.height == records * len(header)
+    index_column = header[0] in ("", "Unnamed: 0")  # a pandas index: the instance ids, not a system
+    assert rows.height == records * (len(header) - index_column)
     if raw == text.encode():
         assert rows.get_column("value").to_list() == [v or None for r in body for v in r]
 
