@@ -72,8 +72,7 @@ def naming(path: Path) -> tuple[str | None, str]:
     for pattern, benchmark, task in KNOWN_FILES:
         found = pattern.match(path.name)
         if found:
-            fill = lambda s: s.replace("{1}", found.group(1)) if found.groups() else s  # noqa: E731
-            return fill(benchmark), fill(task)
+            return found.expand(benchmark.replace("{1}", r"\1")), found.expand(task.replace("{1}", r"\1"))
     found = WMT_FILE.match(path.name)
     if found:
         return wmt_naming(path, found)
