@@ -83,3 +83,4 @@ def parse_file(
 
 
 # Parser modules register themselves on import; this is the one list of them.
+from transforms.parsers import instance_long, instance_wide, pickles, wmt, wmt_da  # noqa: E402,F401

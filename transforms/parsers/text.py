@@ -1,0 +1,172 @@
+"""Reading delimited text dumps strictly, with the source line of every record.
+
+Shared by the WMT, DA and instance-level CSV parsers.  Two readers:
+
+- :func:`split_lines` for formats without quoting (WMT ``*.score`` files, DA
+  files): each line is one record, split on a one-character separator;
+- :func:`read_csv_records` for quoted CSV (the instance-level dumps carry
+  multi-line texts in quotes): Polars parses the values, and a vectorised
+  structural pass over the raw lines checks that every record has as many
+  fields as the header and gives the line each record starts on.
+
+Both refuse, with a :class:`ParseError` naming the file and line, what would
+otherwise lose cells silently: a record with too few or too many fields
+(Polars pads short CSV rows with empty strings), bytes that are not UTF-8, an
+unterminated quote.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import zlib
+from pathlib import Path
+
+import polars as pl
+
+from transforms.parsers.base import ParseError
+
+# Regex (Rust syntax) of one quoted CSV field, doubled quotes included.
+QUOTED_FIELD = r'"(?:[^"]|"")*"'
+
+
+def read_text(path: Path) -> str:
+    """The file's text: gunzipped when it starts with the gzip magic, UTF-8 strictly."""
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ParseError(path, f"corrupt gzip data ({exc}); re-download the file") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ParseError(
+            path, f"byte {data[exc.start]:#04x} is not UTF-8 text; is this a binary file?", line
+        ) from exc
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise ParseError(path, "NUL byte in the text; is this a binary file?", line)
+    lone = re.search("\r(?!\n)", text)
+    if lone:
+        raise ParseError(
+            path, "carriage return without a newline (old Mac line ends?); convert to \\n line ends",
+            text.count("\n", 0, lone.start()) + 1,
+        )
+    return text.removeprefix("\ufeff")
+
+
+def lines_frame(text: str) -> pl.DataFrame:
+    """One row per physical line: ``text`` (without its end of line) and 1-based ``line``.
+
+    The empty string after a final newline is not a line.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return (
+        pl.DataFrame({"text": lines}, schema={"text": pl.String()})
+        .with_row_index("line", offset=1)
+        .with_columns(pl.col("line").cast(pl.Int64), pl.col("text").str.strip_suffix("\r"))
+    )
+
+
+def split_lines(
+    path: Path, text: str, *, separator: str, columns: list[str], skip: int = 0, strip_end: bool = False
+) -> pl.DataFrame:
+    """Split every non-blank line after the first ``skip`` into ``columns`` (String) plus ``line``.
+
+    ``strip_end`` drops trailing separators first (DA files end every line with
+    a space).  A line with another number of fields is a ParseError, since
+    there is no telling which of its cells is which.
+    """
+    frame = lines_frame(text).slice(skip)
+    frame = frame.filter(pl.col("text").str.strip_chars().str.len_chars() > 0)
+    if strip_end:
+        frame = frame.with_columns(pl.col("text").str.strip_chars_end(separator))
+    fields = frame.with_columns(pl.col("text").str.split(separator).alias("fields"))
+    bad = fields.filter(pl.col("fields").list.len() != len(columns))
+    if bad.height:
+        first = bad.row(0, named=True)
+        raise ParseError(
+            path,
+            f"{len(first['fields'])} {separator!r}-separated fields where the format has "
+            f"{len(columns)} ({' '.join(columns)}): {first['text'][:120]!r}",
+            first["line"],
+        )
+    return fields.select(
+        *(pl.col("fields").list.get(i).alias(name) for i, name in enumerate(columns)), "line"
+    )
+
+
+def record_starts(path: Path, text: str) -> pl.DataFrame:
+    """Per CSV record: the ``line`` it starts on and its number of ``fields``.
+
+    A line continues the previous record while an odd number of quotes has
+    been opened; quoted fields are then removed and the commas left counted.
+    """
+    frame = lines_frame(text).with_columns(
+        quotes=pl.col("text").str.count_matches('"', literal=True)
+    )
+    open_after = (pl.col("quotes").cum_sum() % 2) == 1
+    frame = frame.with_columns(open_after=open_after)
+    if frame.height and frame.get_column("open_after")[-1]:
+        start = frame.filter(~pl.col("open_after").shift(1, fill_value=False)).get_column("line")[-1]
+        raise ParseError(path, "a quoted field is never closed", int(start))
+    records = (
+        frame.with_columns(record=(~pl.col("open_after").shift(1, fill_value=False)).cum_sum())
+        .group_by("record", maintain_order=True)
+        .agg(pl.col("line").first(), pl.col("text").str.join("\n"))
+        .with_columns(bare=pl.col("text").str.replace_all(QUOTED_FIELD, ""))
+    )
+    stray = records.filter(pl.col("bare").str.contains('"', literal=True))
+    if stray.height:
+        raise ParseError(
+            path, 'a quote (") inside an unquoted field; quote the whole field and double inner quotes',
+            stray.get_column("line")[0],
+        )
+    return records.select(
+        "line",
+        "text",
+        fields=pl.col("bare").str.count_matches(",", literal=True) + 1,
+    )
+
+
+def read_csv_records(path: Path, text: str) -> pl.DataFrame:
+    """A comma-separated file with a header, every cell as String, plus ``line``.
+
+    Empty cells are null (the dumps mark missing scores by leaving them
+    empty).  Header names must be unique and non-empty except a leading index
+    column; blank lines and ragged records are ParseErrors.
+    """
+    records = record_starts(path, text)
+    if records.height == 0:
+        raise ParseError(path, "empty file: no header line")
+    blank = records.filter(pl.col("text").str.strip_chars().str.len_chars() == 0)
+    if blank.height:
+        raise ParseError(path, "blank line inside the table; remove it", blank.get_column("line")[0])
+    width = records.get_column("fields")[0]
+    ragged = records.filter(pl.col("fields") != width)
+    if ragged.height:
+        row = ragged.row(0, named=True)
+        raise ParseError(
+            path, f"{row['fields']} fields where the header has {width}: {row['text'][:120]!r}", row["line"]
+        )
+    try:
+        frame = pl.read_csv(
+            text.encode("utf-8"),
+            has_header=True,
+            infer_schema=False,
+            quote_char='"',
+            raise_if_empty=False,
+            truncate_ragged_lines=False,
+        )
+    except pl.exceptions.PolarsError as exc:
+        raise ParseError(path, f"not a readable CSV table: {exc}") from exc
+    duplicated = [c for c in frame.columns if "_duplicated_" in c]
+    if duplicated:
+        raise ParseError(path, f"the header repeats a column name ({duplicated[0].split('_duplicated_')[0]!r}); rename it", 1)
+    if frame.height != records.height - 1:
+        raise ParseError(path, f"{frame.height} CSV rows but {records.height - 1} records; check the quoting")
+    return frame.with_columns(line=records.get_column("line").slice(1))

@@ -1,0 +1,108 @@
+"""WMT human direct-assessment (DA) score files ``ad-{seg,sys}-scores-<lp>.csv``.
+
+The human judgments of the WMT news task as released with the metrics task
+(Barrault et al., "Findings of the 2020 Conference on Machine Translation",
+WMT 2020): space-separated, with a header, every line ending in a space.
+
+- segment level: ``SYS SID RAW.SCR Z.SCR N`` (one row per rated segment of a system)
+- system level:  ``RAW.SCR Z.SCR N SYS N.ALL``
+
+Naming: ``benchmark`` from the ``benchmark`` argument or a ``wmtNN`` folder in
+the path; ``task`` = the language pair from the file name (the DA files rate
+the main ``newstest`` set, so this is the task the WMT metric files use);
+metrics ``DA-raw`` (mean 0-100 rating), ``DA-z`` (mean per-annotator
+z-score), and the counts ``DA-N`` (ratings of the segment, or of the system)
+and ``DA-N.all`` (system level: all ratings collected, before quality control).
+The counts are kept, not dropped, so that nothing published is lost; the
+metric catalog marks them not ranked.  ``instance`` = ``SID`` as published: a
+1-based position in the test set for into-English pairs (the same id the WMT
+segment-level metric parser gives), ``<document>_<0-based segment>`` for
+out-of-English pairs (these do not join with metric instances; reported).
+System names are as published (``HUMAN.0``, ``HUMAN-A``), not those of the
+metric files (``Human-A.0``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+
+from transforms.parsers import register_format
+from transforms.parsers.base import Format, Parsed, ParseError
+from transforms.parsers.text import read_text, split_lines
+from transforms.parsers.wmt import benchmark_from_path
+
+NAME = re.compile(r"^ad-(seg|sys)-scores-(?P<lp>[^.]+)\.csv$")
+LAYOUTS = {
+    "seg": ["SYS", "SID", "RAW.SCR", "Z.SCR", "N"],
+    "sys": ["RAW.SCR", "Z.SCR", "N", "SYS", "N.ALL"],
+}
+METRIC_NAMES = {"RAW.SCR": "DA-raw", "Z.SCR": "DA-z", "N": "DA-N", "N.ALL": "DA-N.all"}
+
+
+def header_of(text: str) -> list[str]:
+    return text.split("\n", 1)[0].rstrip("\r").rstrip(" ").split(" ")
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    found = NAME.match(path.name)
+    if not found:
+        return False
+    first = head.split(b"\n", 1)[0].decode("utf-8", "replace")
+    return header_of(first) == LAYOUTS[found.group(1)]
+
+
+def parse(path: Path, benchmark: str | None) -> Parsed:
+    found = NAME.match(path.name)
+    if not found:
+        raise ParseError(path, "the language pair comes from the file name; name it ad-seg-scores-<lp>.csv or ad-sys-scores-<lp>.csv")
+    text = read_text(path)
+    header = header_of(text)
+    if header not in LAYOUTS.values():
+        raise ParseError(
+            path,
+            f"header {' '.join(header)!r} is neither {' '.join(LAYOUTS['seg'])!r} nor {' '.join(LAYOUTS['sys'])!r}",
+            1,
+        )
+    benchmark = benchmark or benchmark_from_path(path)
+    if benchmark is None:
+        raise ParseError(path, "DA files do not name the WMT edition and no folder is named wmtNN; pass --benchmark (e.g. wmt20)")
+    frame = split_lines(path, text, separator=" ", columns=header, skip=1, strip_end=True)
+    segments = "SID" in header
+    scores = [c for c in header if c in METRIC_NAMES]
+    instance = pl.col("SID") if segments else pl.lit(None, dtype=pl.String)
+    rows = (
+        frame.with_columns(instance=instance)
+        .unpivot(index=["SYS", "instance", "line"], on=scores, variable_name="column", value_name="value")
+        .sort("line", maintain_order=True)
+        .select(
+            benchmark=pl.lit(benchmark),
+            task=pl.lit(found.group("lp")),
+            metric=pl.col("column").replace_strict(METRIC_NAMES),
+            instance="instance",
+            system="SYS",
+            value="value",
+            line="line",
+        )
+    )
+    problems = []
+    if segments:
+        local = frame.filter(~pl.col("SID").str.contains(r"^\d+$"))
+        if local.height:
+            problems.append(
+                f"{local.height} SIDs are document-local (e.g. {local.get_column('SID')[0]!r} = document, "
+                "0-based segment); they do not join with the segment numbers of WMT metric files"
+            )
+    return Parsed(rows, tuple(problems))
+
+
+register_format(
+    Format(
+        name="wmt-da",
+        sniff=sniff,
+        parse=parse,
+        description="WMT human direct assessment ad-seg-scores-<lp>.csv / ad-sys-scores-<lp>.csv",
+    )
+)
