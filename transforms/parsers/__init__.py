@@ -77,3 +77,4 @@ def parse_file(
 
 
 # Parser modules register themselves on import; this is the one list of them.
+from transforms.parsers import leaderboard_rankingnlp, leaderboard_votenrank  # noqa: E402,F401
