@@ -77,4 +77,10 @@ def parse_file(
 
 
 # Parser modules register themselves on import; this is the one list of them.
-from transforms.parsers import leaderboard_rankingnlp, leaderboard_votenrank  # noqa: E402,F401
+from transforms.parsers import (  # noqa: E402,F401
+    gem_scores,
+    leaderboard_rankingnlp,
+    leaderboard_value,
+    leaderboard_votenrank,
+    leaderboard_wide,
+)
