@@ -30,14 +30,11 @@ from transforms.parsers.leaderboard_columns import FAMILIES
 from transforms.parsers.leaderboard_table import (
     Table,
     ValueColumn,
-    cells,
     check_width,
     header_fields,
-    melt,
     normalized_names,
-    parsed,
     read_table,
-    unique_systems,
+    table_rows,
 )
 
 HEADERS = {("Model",) + tuple(c for t in tasks for c in t.split_columns): family
@@ -84,11 +81,13 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     by_column = {c: (t.task, m) for t in tasks for c, m in zip(t.split_columns, t.metrics, strict=True)}
     columns = [ValueColumn(index=i, task=by_column[name][0], metric=by_column[name][1])
                for i, name in enumerate(table.header) if i > 0]
-    frame = cells(table).with_columns(system=normalized_names(pl.col("c0")))
-    frame, renamed = unique_systems(frame)
-    benchmark = benchmark or DERIVED_BENCHMARKS.get(path.name, default_benchmark)
-    rows, problems = melt(frame, benchmark=benchmark, columns=columns)
-    return parsed(rows, repairs + renamed + problems)
+    return table_rows(
+        table,
+        system=normalized_names(pl.col("c0")),
+        benchmark=benchmark or DERIVED_BENCHMARKS.get(path.name, default_benchmark),
+        columns=columns,
+        notes=repairs,
+    )
 
 
 FORMAT = register_format(

@@ -190,7 +190,7 @@ def melt(
             if column.half == 0:
                 bad = frame.filter(~missing_to_null(cell).is_null() & ~is_pair)
                 problems.extend(
-                    f"line {line}: cell {text!r} of paired column {frame_header(column)} is not two numbers "
+                    f"line {line}: cell {text!r} of paired column {column.task} ({column.metric}) is not two numbers "
                     f"'a{PAIR_SEPARATOR}b'; kept whole as the value of both halves"
                     for text, line in zip(bad[f"c{column.index}"], bad["line"], strict=True)
                 )
@@ -207,10 +207,6 @@ def melt(
         )
     rows = pl.concat(parts).sort("line", maintain_order=True) if parts else pl.DataFrame(schema=PARSED_ROWS)
     return rows, problems
-
-
-def frame_header(column: ValueColumn) -> str:
-    return f"{column.task} ({column.metric})"
 
 
 def unique_systems(frame: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
@@ -243,5 +239,17 @@ def unique_systems(frame: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     return frame, problems
 
 
-def parsed(rows: pl.DataFrame, problems: list[str]) -> Parsed:
-    return Parsed(rows=rows, problems=tuple(problems))
+def table_rows(
+    table: Table,
+    *,
+    system: pl.Expr,
+    benchmark: str,
+    columns: list[ValueColumn],
+    notes: list[str],
+) -> Parsed:
+    """The common tail of every wide parser: name the systems with ``system``
+    (an expression over the cell columns), make them unique, melt the value
+    ``columns``; ``notes`` are the format's own problems, listed first."""
+    frame, renamed = unique_systems(cells(table).with_columns(system=system))
+    rows, problems = melt(frame, benchmark=benchmark, columns=columns)
+    return Parsed(rows=rows, problems=tuple(notes + renamed + problems))

@@ -33,15 +33,12 @@ from transforms.parsers import register_format
 from transforms.parsers.base import Format, Parsed
 from transforms.parsers.leaderboard_table import (
     ValueColumn,
-    cells,
     check_header,
     check_width,
     header_fields,
-    melt,
     normalized_names,
-    parsed,
     read_table,
-    unique_systems,
+    table_rows,
 )
 
 TASKS: tuple[tuple[str, str], ...] = (
@@ -87,14 +84,14 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     table = read_table(path)
     check_header(table, HEADER, "VALUE leaderboard")
     check_width(table)
-    frame = cells(table).with_columns(system=clean_names(pl.col("c0")))
-    changed = frame.filter(pl.col("c0") != pl.col("system"))
-    cleaning = [f"line {line}: system name {raw!r} cleaned to {name!r}"
-                for raw, name, line in zip(changed["c0"], changed["system"], changed["line"], strict=True)]
-    frame, renamed = unique_systems(frame)
+    raw = pl.Series([row[0] for row in table.rows], dtype=pl.String())
+    names = pl.select(clean_names(pl.lit(raw))).to_series()
+    cleaning = [f"line {line}: system name {before!r} cleaned to {after!r}"
+                for before, after, line in zip(raw, names, table.lines, strict=True) if before != after]
     columns = [ValueColumn(index=i + 1, task=task, metric=metric) for i, (task, metric) in enumerate(TASKS)]
-    rows, problems = melt(frame, benchmark=benchmark or "value", columns=columns)
-    return parsed(rows, cleaning + renamed + problems)
+    return table_rows(
+        table, system=clean_names(pl.col("c0")), benchmark=benchmark or "value", columns=columns, notes=cleaning
+    )
 
 
 FORMAT = register_format(

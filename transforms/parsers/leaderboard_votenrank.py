@@ -20,14 +20,11 @@ from transforms.parsers.base import Format, Parsed, ParseError
 from transforms.parsers.leaderboard_columns import FAMILIES, Task
 from transforms.parsers.leaderboard_table import (
     ValueColumn,
-    cells,
     check_width,
     header_fields,
-    melt,
     normalized_names,
-    parsed,
     read_table,
-    unique_systems,
+    table_rows,
 )
 
 META = ("Rank", "Name", "Model", "URL")
@@ -62,10 +59,13 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
         for i, t in enumerate(tasks)
         for h, m in enumerate(t.metrics)
     ]
-    frame = cells(table).with_columns(system=normalized_names(pl.col(f"c{META.index('Model')}")))
-    frame, renamed = unique_systems(frame)
-    rows, problems = melt(frame, benchmark=benchmark or default_benchmark, columns=columns)
-    return parsed(rows, renamed + problems)
+    return table_rows(
+        table,
+        system=normalized_names(pl.col(f"c{META.index('Model')}")),
+        benchmark=benchmark or default_benchmark,
+        columns=columns,
+        notes=[],
+    )
 
 
 FORMAT = register_format(

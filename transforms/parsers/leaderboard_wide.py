@@ -36,14 +36,11 @@ from transforms.parsers import register_format
 from transforms.parsers.base import Format, Parsed, ParseError
 from transforms.parsers.leaderboard_table import (
     ValueColumn,
-    cells,
     check_width,
     header_fields,
-    melt,
     normalized_names,
-    parsed,
     read_table,
-    unique_systems,
+    table_rows,
 )
 
 
@@ -101,10 +98,13 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     if repeated:
         raise ParseError(path, f"columns repeat the (task, metric) {repeated}; rename the columns", 1)
     columns = [ValueColumn(index=i + 1, task=task, metric=metric) for i, (task, metric) in enumerate(names)]
-    frame = cells(table).with_columns(system=normalized_names(pl.col("c0")))
-    frame, renamed = unique_systems(frame)
-    rows, problems = melt(frame, benchmark=benchmark or layout.benchmark, columns=columns)
-    return parsed(rows, renamed + problems)
+    return table_rows(
+        table,
+        system=normalized_names(pl.col("c0")),
+        benchmark=benchmark or layout.benchmark,
+        columns=columns,
+        notes=[],
+    )
 
 
 FORMAT = register_format(
