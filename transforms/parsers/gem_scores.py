@@ -44,15 +44,17 @@ def sniff(path: Path, head: bytes) -> bool:
     return path.name.endswith(".scores.json") and head.lstrip()[:1] == b"{" and f'"{NAME_KEY}"'.encode() in head
 
 
-def flatten(obj: dict, prefix: str, path: Path) -> list[tuple[str, str, object]]:
+def flatten(obj: dict, prefix: str, *, path: Path, section: str) -> list[tuple[str, str, object]]:
     """(dotted path, last key, value) of every scalar under ``obj``, in order."""
     out: list[tuple[str, str, object]] = []
     for key, value in obj.items():
         name = f"{prefix}.{key}" if prefix else key
         if isinstance(value, dict):
-            out.extend(flatten(value, name, path))
+            out.extend(flatten(value, name, path=path, section=section))
         elif isinstance(value, list):
-            raise ParseError(path, f"{name!r} holds an array; GEM score files hold only objects and numbers")
+            raise ParseError(
+                path, f"{section!r}: {name!r} holds an array; GEM score files hold only objects and numbers"
+            )
         else:
             out.append((name, key, value))
     return out
@@ -93,7 +95,8 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     tasks: list[str] = []
     leaves: list[tuple[str, str, object]] = []
     for key, value in doc.items():  # one pass per dataset split
-        section = flatten(value, "", path) if isinstance(value, dict) else flatten({key: value}, "", path)
+        inner = value if isinstance(value, dict) else {key: value}
+        section = flatten(inner, "", path=path, section=key)
         tasks.extend([key if isinstance(value, dict) else SUBMISSION_TASK] * len(section))
         leaves.extend(section)
     lines, problems = leaf_lines(text, [last for _, last, _ in leaves])
