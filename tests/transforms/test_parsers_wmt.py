@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.transforms.conftest import BUNDLED, rows_or_none, mangled, tsv_lines
+from tests.transforms.conftest import BUNDLED
+from tests.transforms.strategies_instance import rows_or_none, mangled, tsv_lines
 from transforms.parsers import detect_format, parse_file
 from transforms.parsers.base import ParseError
 from transforms.parsers.wmt import parse as parse_wmt

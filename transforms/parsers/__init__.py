@@ -83,4 +83,15 @@ def parse_file(
 
 
 # Parser modules register themselves on import; this is the one list of them.
-from transforms.parsers import instance_long, instance_wide, pickles, wmt, wmt_da  # noqa: E402,F401
+from transforms.parsers import (  # noqa: E402,F401
+    gem_scores,
+    instance_long,
+    instance_wide,
+    leaderboard_rankingnlp,
+    leaderboard_value,
+    leaderboard_votenrank,
+    leaderboard_wide,
+    pickles,
+    wmt,
+    wmt_da,
+)

@@ -1,0 +1,101 @@
+"""GLUE, SuperGLUE and XTREME leaderboards in the RankingNLPSystems layout.
+
+The scrapes of Colombo et al. 2022 ("What are the best systems? New
+perspectives on NLP benchmarking", NeurIPS), also used by Himmi et al. 2023
+("Towards More Robust NLP System Evaluation: Handling Missing Scores in
+Benchmarks"): ``data/{glue,superglue,xtrem}.data``, their copies
+``data_task/*.csv`` and ``*_filtered.csv`` subsets, ``sample_df/glue.*`` and
+``example_data_cli/xtreme_missing.csv``.  Columns ``Model, Score`` and one per
+(task, half) like ``MRPC-a``; tabs and spaces pollute names and cells, so
+every header name and cell is stripped and the system name is the ``Model``
+field with each whitespace run collapsed to one space (team and model stay
+together, e.g. ``ERNIE Team - Baidu ERNIE``).
+
+``xtrem.data`` is malformed: 6 header names but 7 fields in every data row,
+the second one blank.  Reading it naively shifts every score one column left
+and loses Sentence Retrieval; :func:`repair_shift` drops the blank field when
+every row has it, and reports the repair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import polars as pl
+
+from transforms.parsers import register_format
+from transforms.parsers.base import Format, Parsed, ParseError
+from transforms.parsers.leaderboard_columns import FAMILIES
+from transforms.parsers.leaderboard_table import (
+    Table,
+    ValueColumn,
+    check_width,
+    header_fields,
+    normalized_names,
+    read_table,
+    table_rows,
+)
+
+HEADERS = {("Model",) + tuple(c for t in tasks for c in t.split_columns): family
+           for family, (tasks, _, _) in FAMILIES.items()}
+
+# File names whose content is not the leaderboard itself but an experiment
+# input derived from it, kept apart from the real scrape by default.
+DERIVED_BENCHMARKS = {"xtreme_missing.csv": "xtreme-missing"}
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    fields = header_fields(head)
+    return path.suffix in (".csv", ".data") and fields is not None and tuple(fields) in HEADERS
+
+
+def repair_shift(table: Table) -> tuple[Table, list[str]]:
+    """Drop the second field when every data row has one field more than the
+    header and that field is blank in every row (the ``xtrem.data`` defect)."""
+    width = len(table.header)
+    if not table.rows or any(len(r) != width + 1 or r[1].strip() for r in table.rows):
+        return table, []
+    rows = [r[:1] + r[2:] for r in table.rows]
+    problem = (
+        f"every data row has {width + 1} fields for {width} header names, the second one blank "
+        f"(lines {table.lines[0]}-{table.lines[-1]}); dropped that blank field so that each score "
+        "stays under its header and the last column is kept"
+    )
+    return replace(table, rows=rows), [problem]
+
+
+def parse(path: Path, benchmark: str | None) -> Parsed:
+    table = read_table(path)
+    family = HEADERS.get(tuple(table.header))
+    if family is None:
+        raise ParseError(
+            path,
+            f"header {table.header} is not a RankingNLPSystems GLUE, SuperGLUE or XTREME header; "
+            f"expected one of {[list(h) for h in HEADERS]}",
+            1,
+        )
+    table, repairs = repair_shift(table)
+    check_width(table)
+    tasks, _, default_benchmark = FAMILIES[family]
+    by_column = {c: (t.task, m) for t in tasks for c, m in zip(t.split_columns, t.metrics, strict=True)}
+    columns = [ValueColumn(index=i, task=by_column[name][0], metric=by_column[name][1])
+               for i, name in enumerate(table.header) if i > 0]
+    return table_rows(
+        table,
+        system=normalized_names(pl.col("c0")),
+        benchmark=benchmark or DERIVED_BENCHMARKS.get(path.name, default_benchmark),
+        columns=columns,
+        notes=repairs,
+    )
+
+
+FORMAT = register_format(
+    Format(
+        name="rankingnlp-leaderboard",
+        sniff=sniff,
+        parse=parse,
+        description="GLUE / SuperGLUE / XTREME scrape of RankingNLPSystems and MissingDataRanking "
+        "(Model,Score,MRPC-a,MRPC-b,...; tab-polluted; xtrem.data column shift repaired)",
+    )
+)

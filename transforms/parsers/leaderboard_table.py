@@ -1,0 +1,255 @@
+"""What every task-level (leaderboard) CSV parser shares.
+
+A leaderboard dump is a table with one row per system and one column per
+(task, metric); some cells hold two numbers ``a/b`` whose header names one
+task (GLUE's ``MRPC`` = F1/accuracy).  This module reads such a table with the
+line each record starts on, melts it into :data:`warehouse.schema.PARSED_ROWS`
+and makes system names unique.  Everything format-specific (which column is
+which task and metric, how names are cleaned) lives in the format modules.
+
+The invariant all of them keep: every value cell of every accepted data line
+becomes exactly one row (a paired cell two), so ``rows == lines x value
+columns``; missing markers become null values, nothing is dropped.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from transforms.parsers.base import Parsed, ParseError
+from warehouse.schema import PARSED_ROWS
+
+# Cells a leaderboard uses for "no score" (after stripping whitespace).
+MISSING_MARKERS: tuple[str, ...] = ("-", "")
+
+# A paired cell: two halves separated by this.
+PAIR_SEPARATOR = "/"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A CSV file as text cells: the header, the data records and the 1-based
+    line each record starts on (a quoted cell may span lines)."""
+
+    path: Path
+    header: list[str]
+    rows: list[list[str]]
+    lines: list[int]
+
+
+@dataclass(frozen=True)
+class ValueColumn:
+    """Where one emitted (task, metric) comes from: column ``index`` of the
+    table, the whole cell (``half`` None) or one half of a paired cell."""
+
+    index: int
+    task: str
+    metric: str
+    half: int | None = None
+
+
+def decode(path: Path, data: bytes) -> str:
+    """``data`` as UTF-8 text (a byte-order mark is dropped); ParseError naming
+    the line of the first undecodable byte otherwise."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise ParseError(
+            path, f"byte {data[err.start:err.start + 1]!r} is not UTF-8; save the file as UTF-8 text", line
+        ) from None
+
+
+def header_fields(head: bytes) -> list[str] | None:
+    """The stripped names of the first CSV line of ``head`` (for sniffers);
+    None when ``head`` has no readable first line."""
+    text = head.decode("utf-8-sig", errors="replace")
+    first = text.splitlines()[0] if text.strip() else ""
+    if not first:
+        return None
+    try:
+        return [name.strip() for name in next(csv.reader([first]))]
+    except (csv.Error, StopIteration):
+        return None
+
+
+def read_table(path: Path, *, text: str | None = None) -> Table:
+    """Read ``path`` (or ``text``) as comma-separated values with quoting.
+
+    Blank lines are skipped (they hold no cell).  Raises ParseError for an empty
+    file, a broken quote or a NUL byte, naming the line.  Records are not yet
+    checked against the header's width: see :func:`check_width`.
+    """
+    if text is None:
+        text = decode(path, path.read_bytes())
+    if not text.strip():
+        raise ParseError(path, "the file is empty; a leaderboard needs a header line and at least one system")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    records: list[list[str]] = []
+    ends: list[int] = []
+    try:
+        for record in reader:
+            records.append(record)
+            ends.append(reader.line_num)
+    except csv.Error as err:
+        raise ParseError(path, f"unreadable CSV ({err}); check the quotes on this line", reader.line_num + 1) from None
+    starts = [1] + [end + 1 for end in ends[:-1]]
+    kept = [i for i, record in enumerate(records) if any(cell.strip() for cell in record)]
+    if not kept:
+        raise ParseError(path, "the file has only blank lines; a leaderboard needs a header line")
+    header = [name.strip() for name in records[kept[0]]]
+    return Table(
+        path=path,
+        header=header,
+        rows=[records[i] for i in kept[1:]],
+        lines=[starts[i] for i in kept[1:]],
+    )
+
+
+def check_width(table: Table) -> None:
+    """ParseError at the first record whose number of fields is not the header's."""
+    width = len(table.header)
+    for record, line in zip(table.rows, table.lines, strict=True):
+        if len(record) != width:
+            raise ParseError(
+                table.path,
+                f"{len(record)} fields where the header has {width} ({', '.join(table.header)}); "
+                "a field holding a comma must be quoted",
+                line,
+            )
+    if not table.rows:
+        raise ParseError(table.path, "the header is not followed by any system row")
+
+
+def check_header(table: Table, expected: tuple[str, ...], what: str) -> None:
+    """ParseError unless the table's stripped header is exactly ``expected``."""
+    if tuple(table.header) != expected:
+        raise ParseError(
+            table.path,
+            f"header {table.header} is not the {what} header {list(expected)}; "
+            "pass --format wide-leaderboard for another layout",
+            1,
+        )
+
+
+def cells(table: Table) -> pl.DataFrame:
+    """The table as a frame of string columns ``c0..cN`` plus ``line``."""
+    names = [f"c{i}" for i in range(len(table.header))]
+    frame = pl.DataFrame(table.rows, schema={n: pl.String() for n in names}, orient="row")
+    return frame.with_columns(line=pl.Series(table.lines, dtype=pl.Int64()))
+
+
+def normalized_names(column: pl.Expr) -> pl.Expr:
+    """System names with each run of whitespace (tabs, line breaks) collapsed to
+    one space; an empty name becomes null."""
+    name = column.str.replace_all(r"\s+", " ").str.strip_chars()
+    return pl.when(name == "").then(None).otherwise(name)
+
+
+def missing_to_null(cell: pl.Expr) -> pl.Expr:
+    """``cell`` stripped of surrounding whitespace, null for a missing marker."""
+    text = cell.str.strip_chars()
+    return pl.when(text.is_in(MISSING_MARKERS)).then(None).otherwise(text)
+
+
+def melt(
+    frame: pl.DataFrame,
+    *,
+    benchmark: str,
+    columns: list[ValueColumn],
+) -> tuple[pl.DataFrame, list[str]]:
+    """One PARSED_ROWS row per (record, value column) of ``frame`` (from
+    :func:`cells`, with a ``system`` column added).
+
+    A paired column's cell is split at :data:`PAIR_SEPARATOR`; a cell that is
+    not missing and not exactly two halves is kept whole in both halves' rows
+    (validation then judges the text) and reported.
+    """
+    problems: list[str] = []
+    parts = []
+    for column in columns:
+        cell = pl.col(f"c{column.index}")
+        if column.half is None:
+            value = missing_to_null(cell)
+        else:
+            halves = cell.str.split(PAIR_SEPARATOR)
+            is_pair = halves.list.len() == 2
+            whole_missing = missing_to_null(cell).is_null()
+            value = (
+                pl.when(whole_missing)
+                .then(None)
+                .when(is_pair)
+                .then(missing_to_null(halves.list.get(column.half, null_on_oob=True)))
+                .otherwise(cell.str.strip_chars())
+            )
+            if column.half == 0:
+                bad = frame.filter(~missing_to_null(cell).is_null() & ~is_pair)
+                problems.extend(
+                    f"line {line}: cell {text!r} of paired column {column.task} ({column.metric}) is not two numbers "
+                    f"'a{PAIR_SEPARATOR}b'; kept whole as the value of both halves"
+                    for text, line in zip(bad[f"c{column.index}"], bad["line"], strict=True)
+                )
+        parts.append(
+            frame.select(
+                benchmark=pl.lit(benchmark),
+                task=pl.lit(column.task),
+                metric=pl.lit(column.metric),
+                instance=pl.lit(None, dtype=pl.String()),
+                system=pl.col("system"),
+                value=value,
+                line=pl.col("line"),
+            )
+        )
+    rows = pl.concat(parts).sort("line", maintain_order=True) if parts else pl.DataFrame(schema=PARSED_ROWS)
+    return rows, problems
+
+
+def unique_systems(frame: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+    """``frame`` with every occurrence of a repeated ``system`` suffixed ``_1``,
+    ``_2``, ... in file order (the Vote'n'Rank convention, Rofin et al. 2023,
+    ``votenrank.data_processing``), repeated until no suffixed name collides
+    with another; and one problem line per repeated name.  Null names stay null
+    and are reported.
+    """
+    problems = [f"line {line}: empty system name; its cells are kept with a null system"
+                for line in frame.filter(pl.col("system").is_null())["line"]]
+    original = frame["system"]
+    while True:
+        counts = frame.select(
+            n=pl.len().over("system"), k=pl.int_range(1, pl.len() + 1).over("system")
+        )
+        repeated = (counts["n"] > 1) & frame["system"].is_not_null()
+        if not repeated.any():
+            break
+        frame = frame.with_columns(
+            system=pl.when(repeated)
+            .then(pl.col("system") + "_" + counts["k"].cast(pl.String()))
+            .otherwise(pl.col("system"))
+        )
+    renamed = frame.with_columns(before=original).filter(pl.col("before") != pl.col("system"))
+    for before, group in renamed.group_by("before", maintain_order=True):
+        lines = ", ".join(str(x) for x in group["line"])
+        names = ", ".join(group["system"])
+        problems.append(f"system name {before[0]!r} repeats on lines {lines}: renamed {names}")
+    return frame, problems
+
+
+def table_rows(
+    table: Table,
+    *,
+    system: pl.Expr,
+    benchmark: str,
+    columns: list[ValueColumn],
+    notes: list[str],
+) -> Parsed:
+    """The common tail of every wide parser: name the systems with ``system``
+    (an expression over the cell columns), make them unique, melt the value
+    ``columns``; ``notes`` are the format's own problems, listed first."""
+    frame, renamed = unique_systems(cells(table).with_columns(system=system))
+    rows, problems = melt(frame, benchmark=benchmark, columns=columns)
+    return Parsed(rows=rows, problems=tuple(notes + renamed + problems))
