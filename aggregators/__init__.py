@@ -20,6 +20,19 @@ from aggregators.ranking import ranking_table
 from aggregators.registry import REGISTRY, MethodInfo, RankingResult, Scored, aggregate, register, run
 
 # Method modules register themselves on import; this is the one list of them.
+from aggregators import (  # noqa: F401  (imported for their registration)
+    baldwin,
+    borda,
+    condorcet,
+    copeland,
+    dowdall,
+    kemeny,
+    means,
+    median,
+    minimax,
+    plurality,
+    threshold,
+)
 
 __all__ = [
     "REGISTRY",

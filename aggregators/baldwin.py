@@ -1,0 +1,56 @@
+"""Baldwin's method: repeatedly eliminate the systems with the lowest Borda score.
+
+Baldwin (1926), "The technique of the Nanson preferential majority system of
+election", Proceedings of the Royal Society of Victoria; one of the
+Vote'n'Rank procedures (Rofin et al., 2023, "Vote'n'Rank: Revision of
+Benchmarking with Social Choice Theory", EACL).
+
+Each round computes the weighted Borda count (:mod:`aggregators.borda`, same
+``ties``) among the systems still in the race and eliminates all systems
+tied at the lowest score; it stops when the remaining systems all have the
+same score (they are the winners).  The score of a system is the number of
+rounds it survived, so systems eliminated together tie and the winners rank
+first.  With ``ties="average"`` a Condorcet winner always has a Borda score
+above the round's average and is never eliminated, and a Condorcet loser one
+below it, so the method is Condorcet-consistent and never elects a Condorcet
+loser.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from aggregators.borda import borda_points
+from aggregators.positions import TIES, weighted_totals
+from aggregators.profile import Profile
+from aggregators.ranking import tie_classes
+from aggregators.registry import check_choice, register
+
+
+@register(
+    "baldwin",
+    view="ranks",
+    handles_missing=False,
+    citation=(
+        "Baldwin (1926), The technique of the Nanson preferential majority system of election, "
+        "Proceedings of the Royal Society of Victoria; Rofin et al. (2023), Vote'n'Rank, EACL"
+    ),
+    properties=("anonymous", "neutral", "unanimity", "condorcet_consistent", "condorcet_loser"),
+)
+def baldwin(profile: Profile, *, ties: str = "average") -> np.ndarray:
+    """Rounds survived under iterated elimination of the lowest Borda score."""
+    check_choice("baldwin", "ties", ties, TIES)
+    remaining = np.arange(len(profile.systems))
+    survived = np.zeros(len(profile.systems))
+    rounds = 0
+    while len(remaining) > 1:
+        totals = weighted_totals(profile.weights, borda_points(profile.scores[:, remaining], ties))
+        classes = tie_classes(totals)
+        lowest = classes == classes.max()
+        if lowest.all():
+            break
+        survived[remaining[lowest]] = rounds
+        remaining = remaining[~lowest]
+        rounds += 1
+    survived[remaining] = rounds
+    return survived
