@@ -15,6 +15,7 @@ from aggregators.errors import (
     TooManySystemsError,
     UnknownMethodError,
 )
+from aggregators.condorcet_weights import condorcet_weights, prospective_winners
 from aggregators.profile import Profile, build_profile
 from aggregators.ranking import ranking_table
 from aggregators.registry import REGISTRY, MethodInfo, RankingResult, Scored, aggregate, register, run
@@ -49,6 +50,8 @@ __all__ = [
     "UnknownMethodError",
     "aggregate",
     "build_profile",
+    "condorcet_weights",
+    "prospective_winners",
     "ranking_table",
     "register",
     "run",

@@ -10,18 +10,22 @@ Each round computes the weighted Borda count (:mod:`aggregators.borda`, same
 tied at the lowest score; it stops when the remaining systems all have the
 same score (they are the winners).  The score of a system is the number of
 rounds it survived, so systems eliminated together tie and the winners rank
-first.  With ``ties="average"`` a Condorcet winner always has a Borda score
-above the round's average and is never eliminated, and a Condorcet loser one
-below it, so the method is Condorcet-consistent and never elects a Condorcet
-loser.
+first.
+
+With ``ties="average"`` (the default) a system's Borda score is
+``sum_y (W + margin(x, y)) / 2`` over the other remaining systems ``y``, so a
+Condorcet winner always scores above the round's average and is never
+eliminated, and a Condorcet loser scores below it and never wins: the method
+is Condorcet-consistent and Condorcet-loser-consistent.  With ``"min"`` or
+``"max"`` the voters' ties distort the scores and neither property holds.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from aggregators.borda import borda_points
-from aggregators.positions import TIES, weighted_totals
+from aggregators.borda import borda_vector
+from aggregators.positions import TIES, positional_points, weighted_totals
 from aggregators.profile import Profile
 from aggregators.ranking import tie_classes
 from aggregators.registry import check_choice, register
@@ -44,7 +48,8 @@ def baldwin(profile: Profile, *, ties: str = "average") -> np.ndarray:
     survived = np.zeros(len(profile.systems))
     rounds = 0
     while len(remaining) > 1:
-        totals = weighted_totals(profile.weights, borda_points(profile.scores[:, remaining], ties))
+        points = positional_points(profile.scores[:, remaining], borda_vector(len(remaining)), ties)
+        totals = weighted_totals(profile.weights, points)
         classes = tie_classes(totals)
         lowest = classes == classes.max()
         if lowest.all():

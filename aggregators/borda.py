@@ -15,22 +15,23 @@ strictly lower, plus, for the systems it tied with it:
 * ``ties="max"``: nothing (the points of the worst position, ``n - max-rank``:
   the convention of the Vote'n'Rank code, which its reference numbers use).
 
-Points are multiplied by the voter's weight and summed.
+Points are multiplied by the voter's weight and summed.  With
+``ties="average"`` (the default) a Condorcet loser scores below the average
+and is never ranked first; with ``"min"`` or ``"max"`` it can be.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from aggregators.positions import TIES, positional_points, weighted_totals
+from aggregators.positions import positional_scores
 from aggregators.profile import Profile
-from aggregators.registry import check_choice, register
+from aggregators.registry import register
 
 
-def borda_points(scores: np.ndarray, ties: str) -> np.ndarray:
-    """Per-voter Borda points of every cell (voters x systems), 0 where missing."""
-    n = scores.shape[1]
-    return positional_points(scores, np.arange(n - 1, -1, -1, dtype=float), ties)
+def borda_vector(n: int) -> np.ndarray:
+    """Borda's scoring vector ``(n-1, n-2, ..., 0)``."""
+    return np.arange(n - 1, -1, -1, dtype=float)
 
 
 @register(
@@ -41,9 +42,8 @@ def borda_points(scores: np.ndarray, ties: str) -> np.ndarray:
         "Borda (1781), Mémoire sur les élections au scrutin; Colombo et al. (2022), What are the best "
         "systems? New perspectives on NLP benchmarking, NeurIPS"
     ),
-    properties=("anonymous", "neutral", "unanimity", "monotone"),
+    properties=("anonymous", "neutral", "unanimity", "condorcet_loser", "monotone"),
 )
 def borda(profile: Profile, *, ties: str = "average") -> np.ndarray:
     """Weighted Borda count: points for every system scored lower, tied systems per ``ties``."""
-    check_choice("borda", "ties", ties, TIES)
-    return weighted_totals(profile.weights, borda_points(profile.scores, ties))
+    return positional_scores(profile, "borda", borda_vector(len(profile.systems)), ties)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from aggregators.positions import TIES, positional_points, weighted_totals
+from aggregators.positions import positional_scores
 from aggregators.profile import Profile
-from aggregators.registry import check_choice, register
+from aggregators.registry import register
 
 
 @register(
@@ -28,6 +28,4 @@ from aggregators.registry import check_choice, register
 )
 def dowdall(profile: Profile, *, ties: str = "average") -> np.ndarray:
     """Weighted sum of 1/position over voters (tied positions per ``ties``)."""
-    check_choice("dowdall", "ties", ties, TIES)
-    vector = 1.0 / np.arange(1, len(profile.systems) + 1)
-    return weighted_totals(profile.weights, positional_points(profile.scores, vector, ties))
+    return positional_scores(profile, "dowdall", 1.0 / np.arange(1, len(profile.systems) + 1), ties)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from aggregators.positions import TIES, positional_points, weighted_totals
+from aggregators.positions import positional_scores
 from aggregators.profile import Profile
-from aggregators.registry import check_choice, register
+from aggregators.registry import register
 
 
 @register(
@@ -32,7 +32,6 @@ from aggregators.registry import check_choice, register
 )
 def plurality(profile: Profile, *, ties: str = "average") -> np.ndarray:
     """Weighted number of voters that rank the system first (top ties per ``ties``)."""
-    check_choice("plurality", "ties", ties, TIES)
     vector = np.zeros(len(profile.systems))
     vector[0] = 1.0
-    return weighted_totals(profile.weights, positional_points(profile.scores, vector, ties))
+    return positional_scores(profile, "plurality", vector, ties)

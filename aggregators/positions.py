@@ -22,6 +22,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import rankdata
 
+from aggregators.profile import Profile
+from aggregators.registry import check_choice
+
 TIES = ("average", "min", "max")
 
 
@@ -68,3 +71,9 @@ def weighted_totals(weights: np.ndarray, per_voter: np.ndarray) -> np.ndarray:
     systems whose per-voter points are equal get bit-identical totals.
     """
     return (np.asarray(weights, dtype=float)[:, None] * per_voter).sum(axis=0)
+
+
+def positional_scores(profile: Profile, method: str, vector: np.ndarray, ties: str) -> np.ndarray:
+    """Weighted totals of the positional rule ``vector`` for ``method`` (checks ``ties``)."""
+    check_choice(method, "ties", ties, TIES)
+    return weighted_totals(profile.weights, positional_points(profile.scores, vector, ties))

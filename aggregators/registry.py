@@ -78,6 +78,9 @@ def register(
 
     The parameters (and their defaults) are read from the function's
     keyword-only arguments; the first line of its docstring is its summary.
+    ``properties`` are promises for the default parameters (some, such as
+    Baldwin's Condorcet consistency, only hold for some parameter values;
+    the method's docstring says which).
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {VIEWS}, got {view!r}")
