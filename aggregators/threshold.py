@@ -21,15 +21,12 @@ import numpy as np
 
 from aggregators.positions import position_blocks
 from aggregators.profile import Profile
+from aggregators.ranking import tie_classes
 from aggregators.registry import register
 
 
 def position_counts(profile: Profile) -> np.ndarray:
-    """``counts[s, k-1]``: total weight of the voters placing system ``s`` at worst-position ``k``.
-
-    Each bin adds its voters in voter order, so equal sets of voters give
-    bit-identical counts.
-    """
+    """``counts[s, k-1]``: total weight of the voters placing system ``s`` at worst-position ``k``."""
     _, worst = position_blocks(profile.scores)
     n = len(profile.systems)
     cells = (np.arange(n)[None, :] * n + worst.astype(np.int64) - 1).ravel()
@@ -50,9 +47,12 @@ def threshold(profile: Profile) -> np.ndarray:
     n = counts.shape[0]
     if n == 1:
         return np.zeros(1)
-    # lexsort sorts by its last key first: pass positions 2..n so that position n decides first.
-    order = np.lexsort(counts[:, 1:].T)
-    ordered = counts[order, 1:]
+    # Per position, classes of equal counts (1 = fewest), so sums of the same
+    # weights in another order still compare equal; then lexicographic order.
+    classes = np.column_stack([tie_classes(-counts[:, k]) for k in range(1, n)])
+    # lexsort sorts by its last key first: position n (the last column) decides first.
+    order = np.lexsort(classes.T)
+    ordered = classes[order]
     new_class = np.concatenate(([True], (ordered[1:] != ordered[:-1]).any(axis=1)))
     class_id = np.cumsum(new_class) - 1
     last_of_class = np.zeros(class_id[-1] + 1, dtype=np.int64)
