@@ -16,13 +16,29 @@ from aggregators.errors import (
     TooManySystemsError,
     UnknownMethodError,
 )
+from aggregators.condorcet_weights import condorcet_weights, prospective_winners
 from aggregators.paired_tests import paired_tests
 from aggregators.profile import Profile, build_profile
 from aggregators.ranking import ranking_table
 from aggregators.registry import REGISTRY, MethodInfo, RankingResult, Scored, aggregate, register, run
 
 # Method modules register themselves on import; this is the one list of them.
-from aggregators import bradley_terry, elo, trueskill_rating  # noqa: E402,F401  (register themselves)
+from aggregators import (  # noqa: F401  (imported for their registration)
+    baldwin,
+    borda,
+    bradley_terry,
+    condorcet,
+    copeland,
+    dowdall,
+    elo,
+    kemeny,
+    means,
+    median,
+    minimax,
+    plurality,
+    threshold,
+    trueskill_rating,
+)
 
 __all__ = [
     "REGISTRY",
@@ -40,7 +56,9 @@ __all__ = [
     "aggregate",
     "bootstrap",
     "build_profile",
+    "condorcet_weights",
     "paired_tests",
+    "prospective_winners",
     "ranking_table",
     "register",
     "run",

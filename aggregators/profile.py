@@ -115,6 +115,10 @@ def _check_values(ballots: pl.DataFrame) -> None:
         raise InvalidBallotsError(
             f"voter {bad_w['voter'][0]!r} has weight {bad_w['weight'][0]}; weights must be finite and >= 0"
         )
+    if not (ballots.get_column("weight") > 0).any():
+        raise InvalidBallotsError(
+            "every voter has weight 0, so no voter counts; give at least one voter a positive weight"
+        )
     per_voter = ballots.group_by("voter").agg(
         pl.col("weight").n_unique().alias("nw"), pl.col("group").n_unique().alias("ng")
     ).filter((pl.col("nw") > 1) | (pl.col("ng") > 1)).sort("voter").head(1)
@@ -130,7 +134,7 @@ def build_profile(ballots: pl.DataFrame) -> Profile:
 
     Raises :class:`InvalidBallotsError` for missing columns, wrong dtypes,
     null names, duplicated (voter, system) pairs, non-finite scores and
-    negative, null or non-finite weights.
+    negative, null or non-finite weights, or weights that are all 0.
     """
     ballots = _check_columns(ballots)
     _check_values(ballots)

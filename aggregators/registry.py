@@ -85,6 +85,9 @@ def register(
     ``from_counts(counts, **parameters)``, for methods of the pairwise view that
     depend on the ballots only through :class:`aggregators.pairwise.PairCounts`,
     computes the same scores from counts (with leading batch axes allowed).
+    ``properties`` are promises for the default parameters (some, such as
+    Baldwin's Condorcet consistency, only hold for some parameter values;
+    the method's docstring says which).
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {VIEWS}, got {view!r}")
