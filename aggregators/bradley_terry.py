@@ -66,6 +66,8 @@ def fit_log_strengths(
     ``tol`` when converged).
     """
     n = credit.shape[-1]
+    if n == 1:  # nothing to compare: the one centred log-strength is 0
+        return np.zeros(credit.shape[:-1]), 0, 0.0
     credit = credit + prior * (1.0 - np.eye(n))
     comparisons = credit + np.swapaxes(credit, -1, -2)
     total = credit.sum(-1)
@@ -77,7 +79,7 @@ def fit_log_strengths(
         pair_sum = strength[..., :, None] + strength[..., None, :]
         updated = total / (comparisons / pair_sum).sum(-1)
         updated /= updated.sum(-1, keepdims=True)  # the scale is free; keep it fixed
-        change = float(np.max(np.abs(np.log(updated) - np.log(strength)))) if n > 1 else 0.0
+        change = float(np.max(np.abs(np.log(updated) - np.log(strength))))
         strength = updated
     log_strength = np.log(strength)
     return log_strength - log_strength.mean(-1, keepdims=True), iteration, change

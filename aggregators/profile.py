@@ -57,6 +57,16 @@ class Profile:
                 f"rule ('copeland', 'minimax', 'condorcet') or drop incomplete systems first"
             )
 
+    def require_equal_weights(self, method: str) -> None:
+        """Raise :class:`InvalidBallotsError` unless every voter has the same weight."""
+        if len(self.weights) and np.ptp(self.weights) > 0:
+            heavy = int(np.argmax(self.weights))
+            raise InvalidBallotsError(
+                f"method {method!r} cannot weight voters, but voter {self.voters[heavy]!r} has weight "
+                f"{self.weights[heavy]} while others weigh {self.weights.min()}; drop the weight "
+                f"column or use a method that takes weights (e.g. 'elo', 'bradley_terry', 'borda')"
+            )
+
 
 def _check_columns(ballots: pl.DataFrame) -> pl.DataFrame:
     if not isinstance(ballots, pl.DataFrame):

@@ -60,6 +60,7 @@ class MethodInfo:
     citation: str
     summary: str
     parameters: Mapping[str, Any] = field(default_factory=dict)
+    handles_weights: bool = True
     # Pairwise methods that are a function of the win/tie counts alone give that
     # function here, so bootstrap can refit on resampled counts without profiles.
     from_counts: Callable[..., np.ndarray | Scored] | None = None
@@ -77,6 +78,7 @@ def register(
     stochastic: bool = False,
     properties: tuple[str, ...] = (),
     from_counts: Callable[..., np.ndarray | Scored] | None = None,
+    handles_weights: bool = True,
 ) -> Callable[[Callable[..., np.ndarray | Scored]], Callable[..., np.ndarray | Scored]]:
     """Register ``function`` under ``name`` with its metadata.
 
@@ -117,6 +119,7 @@ def register(
             summary=(function.__doc__ or "").strip().splitlines()[0] if function.__doc__ else "",
             parameters=parameters,
             from_counts=from_counts,
+            handles_weights=handles_weights,
         )
         return function
 
@@ -185,6 +188,8 @@ def score_profile(name: str, profile: Profile, params: Mapping[str, Any]) -> Sco
     check_parameters(info, params)
     if not info.handles_missing:
         profile.require_complete(name)
+    if not info.handles_weights:
+        profile.require_equal_weights(name)
     output = info.function(profile, **params)
     if isinstance(output, Scored):
         return Scored(np.asarray(output.scores, dtype=float), output.notes)

@@ -29,7 +29,6 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from aggregators.elo import check_order, orders
-from aggregators.errors import InvalidBallotsError
 from aggregators.pairwise import Games
 from aggregators.profile import Profile
 from aggregators.registry import check_choice, check_range, register
@@ -91,7 +90,7 @@ def play(
     handles_missing=True,
     stochastic=True,
     citation="Herbrich, Minka & Graepel (2007), TrueSkill: A Bayesian Skill Rating System, NIPS",
-    properties=("anonymous", "neutral"),
+    handles_weights=False,
 )
 def trueskill(
     profile: Profile,
@@ -115,13 +114,6 @@ def trueskill(
     check_range(NAME, "draw_probability", draw_probability, low=1e-12, high=1.0 - 1e-12)
     check_choice(NAME, "rank_by", rank_by, ("mu", "conservative"))
     check_order(NAME, shuffle, permutations)
-    if np.ptp(profile.weights) > 0:
-        heavy = int(np.argmax(profile.weights))
-        raise InvalidBallotsError(
-            f"method {NAME!r} cannot weight a game, but voter {profile.voters[heavy]!r} has weight "
-            f"{profile.weights[heavy]} while others weigh {profile.weights.min()}; drop the weight "
-            f"column or use 'elo' or 'bradley_terry', which take weights"
-        )
     n = len(profile.systems)
     results = [
         play(sequence, n, mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability)

@@ -35,8 +35,9 @@ def with_property(prop: str) -> list[str]:
 
 
 def method_ballots(name: str, **kwargs) -> st.SearchStrategy[pl.DataFrame]:
-    """Ballots the method accepts: with missing cells when it handles them."""
-    return ballots(missing=REGISTRY[name].handles_missing, **kwargs)
+    """Ballots the method accepts: with missing cells and unequal weights when it handles them."""
+    info = REGISTRY[name]
+    return ballots(missing=info.handles_missing, weighted=info.handles_weights, **kwargs)
 
 
 def by_system(result: pl.DataFrame) -> dict[str, tuple[float, int]]:
@@ -194,3 +195,14 @@ def test_raising_a_score_never_lowers_the_rank(name, data):
         .alias("score")
     )
     assert rank_of(name, raised, system) <= rank_of(name, table, system)
+
+
+@pytest.mark.parametrize("name", [m for m in METHODS if not REGISTRY[m].handles_weights])
+def test_methods_without_weights_refuse_unequal_weights(name):
+    table = pl.DataFrame(
+        {"voter": ["u", "u", "v", "v"], "system": ["a", "b", "a", "b"], "score": [1.0, 0.0, 0.0, 1.0],
+         "weight": [2.0, 2.0, 1.0, 1.0]}
+    )
+    with pytest.raises(InvalidBallotsError, match=rf"{name}.*voter 'u' has weight 2.0"):
+        aggregate(name, table)
+    assert aggregate(name, table.with_columns(weight=pl.lit(3.0))).height == 2  # equal weights are fine
