@@ -20,6 +20,7 @@ from aggregators.ranking import ranking_table
 from aggregators.registry import REGISTRY, MethodInfo, RankingResult, Scored, aggregate, register, run
 
 # Method modules register themselves on import; this is the one list of them.
+from aggregators.borda_partial import pairwise_probabilities  # noqa: E402  (registers borda_partial)
 
 __all__ = [
     "REGISTRY",
