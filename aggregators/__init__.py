@@ -20,7 +20,18 @@ from aggregators.ranking import ranking_table
 from aggregators.registry import REGISTRY, MethodInfo, RankingResult, Scored, aggregate, register, run
 
 # Method modules register themselves on import; this is the one list of them.
-from aggregators.borda_partial import pairwise_probabilities  # noqa: E402  (registers borda_partial)
+from aggregators.borda_partial import pairwise_probabilities  # registers borda_partial
+from aggregators.compare import (
+    discriminative_power,
+    iia_violation_rate,
+    kemeny_dispersion,
+    kendall_distance,
+    kendall_tau,
+    last_k_agreement,
+    spearman_rho,
+    top_k_agreement,
+)
+from aggregators.pairwise_confidence import pairwise_confidence
 
 __all__ = [
     "REGISTRY",
@@ -37,7 +48,17 @@ __all__ = [
     "UnknownMethodError",
     "aggregate",
     "build_profile",
+    "discriminative_power",
+    "iia_violation_rate",
+    "kemeny_dispersion",
+    "kendall_distance",
+    "kendall_tau",
+    "last_k_agreement",
+    "pairwise_confidence",
+    "pairwise_probabilities",
     "ranking_table",
     "register",
     "run",
+    "spearman_rho",
+    "top_k_agreement",
 ]
