@@ -73,7 +73,7 @@ def test_intervals_cover_the_true_probability_at_least_at_the_nominal_rate():
     # lands above the one seen with probability 1/(1+1)).  So the imputed probability has the
     # expectation q p + (1 - q) / 2 with q = 0.7^2 and p = P(a > b) = Phi(0.3 / sqrt 2).
     rng = np.random.default_rng(7)
-    delta, replications, n_voters, missing = 0.2, 400, 30, 0.3
+    delta, replications, n_voters, missing = 0.2, 300, 30, 0.3
     p = norm.cdf(0.3 / math.sqrt(2))
     q = (1 - missing) ** 2
     truth = q * p + (1 - q) / 2
