@@ -34,9 +34,12 @@ weight, and ``P + P.T = 1`` off the diagonal.  The Borda score of a system is
 its row sum, the expected number of systems it beats (between 0 and n - 1).
 
 Closed form, no enumeration: after one per-voter sort (the average ranks),
-the observed-vs-unobserved and unobserved-vs-unobserved terms are matrix
-products of voters x systems indicator matrices, and the observed-vs-observed
-term is accumulated by :func:`pair_counts`, one vectorised pass per system.
+the observed-vs-unobserved terms depend only on ``r`` and ``k``, so they and
+the unobserved-vs-unobserved term are products ``A.T @ B`` of voters x systems
+matrices (indicators weighted by ``w_v`` and ``r / (k + 1)``); the
+observed-vs-observed term is accumulated by :func:`pair_counts` over blocks
+of voters.  Time is linear in the cells plus ``voters x systems^2`` for the
+accumulation; memory is a few voters x systems matrices.
 """
 
 from __future__ import annotations
@@ -54,26 +57,40 @@ CITATION = (
 )
 
 
+CHUNK_CELLS = 1 << 22  # voters x systems x systems booleans compared at a time (4 MiB): stays in cache
+
+
 def pair_counts(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weighted win and tie counts between every two systems, over the voters that scored both.
 
     ``scores`` is voters x systems (NaN = missing), ``weights`` is voters x q
-    (q weightings at once, one matrix product each).  Returns ``wins`` and
-    ``ties`` of shape q x systems x systems: ``wins[c, i, j]`` is the sum of
-    ``weights[v, c]`` over the voters with ``scores[v, i] > scores[v, j]``,
-    ``ties[c, i, j]`` over the voters that scored both equally (the diagonal
-    counts the voters that scored ``i``).  NaN compares false, so a voter that
-    lacks either system counts in neither.
+    (q weightings at once).  Returns ``wins`` and ``ties`` of shape
+    q x systems x systems: ``wins[c, i, j]`` is the sum of ``weights[v, c]``
+    over the voters with ``scores[v, i] > scores[v, j]``, ``ties[c, i, j]``
+    over the voters that scored both equally (the diagonal counts the voters
+    that scored ``i``).  NaN compares false, so a voter that lacks either
+    system counts in neither.
+
+    Blocks of voters are compared all pairs at once and summed with
+    ``einsum`` (plain C loops): BLAS products of these tall, thin matrices
+    gain nothing from threads and, on a busy machine, their spinning threads
+    made them a hundred times slower.
     """
-    n = scores.shape[1]
-    wins = np.empty((weights.shape[1], n, n))
-    ties = np.empty((weights.shape[1], n, n))
-    transposed = np.ascontiguousarray(weights.T)
-    for i in range(n):  # one pass per system keeps the temporaries at voters x systems
-        column = scores[:, i : i + 1]
-        wins[:, i, :] = transposed @ (column > scores)
-        ties[:, i, :] = transposed @ (column == scores)
+    n_voters, n = scores.shape
+    wins = np.zeros((weights.shape[1], n, n))
+    ties = np.zeros((weights.shape[1], n, n))
+    block = max(1, CHUNK_CELLS // max(1, n * n))
+    for start in range(0, n_voters, block):  # blocks of voters: a few hundred passes, not one per voter
+        part = scores[start : start + block]
+        weight = weights[start : start + block]
+        wins += np.einsum("vc,vij->cij", weight, part[:, :, None] > part[:, None, :])
+        ties += np.einsum("vc,vij->cij", weight, part[:, :, None] == part[:, None, :])
     return wins, ties
+
+
+def cross_sum(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``left.T @ right`` for voters x systems matrices, without BLAS (see :func:`pair_counts`)."""
+    return np.einsum("vi,vj->ij", left, right)
 
 
 def total_weight(profile: Profile) -> float:
@@ -107,9 +124,9 @@ def pairwise_probabilities(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     above = np.where(observed, ranks / (n_observed + 1)[:, None], 0.0)
     seen = observed.astype(float)
     weighted_missing = weights[:, None] * (1.0 - seen)
-    observed_over_missing = (seen - above).T @ weighted_missing
-    missing_over_observed = weighted_missing.T @ above
-    both_missing = 0.5 * ((1.0 - seen).T @ weighted_missing)
+    observed_over_missing = cross_sum(seen - above, weighted_missing)
+    missing_over_observed = cross_sum(weighted_missing, above)
+    both_missing = 0.5 * cross_sum(1.0 - seen, weighted_missing)
     wins, ties = pair_counts(scores, np.column_stack([weights, weights > 0]))
     both_observed = wins[0] + 0.5 * ties[0]
     probabilities = (observed_over_missing + missing_over_observed + both_missing + both_observed) / total
