@@ -190,16 +190,6 @@ def kemeny_dispersion(ballots: pl.DataFrame, *, penalty: float = 0.5, normalized
     return dispersion / (voter_pairs * upper.sum()) if voter_pairs * upper.sum() > 0 else 0.0
 
 
-def _sub_profile(profile: Profile, columns: np.ndarray) -> Profile:
-    return Profile(
-        systems=tuple(profile.systems[c] for c in columns),
-        voters=profile.voters,
-        scores=profile.scores[:, columns],
-        weights=profile.weights,
-        groups=profile.groups,
-    )
-
-
 def iia_violation_rate(
     method: str,
     ballots: pl.DataFrame,
@@ -232,10 +222,28 @@ def iia_violation_rate(
     violations = 0
     for _ in range(n_trials):
         order = rng.permutation(n)
-        before = tie_classes(score_profile(method, _sub_profile(profile, order[:2]), params).scores)
+        before = _scores_of(method, profile, order[:2], params)
         for size in range(3, n + 1):  # a loop over systems, not voters
-            after = tie_classes(score_profile(method, _sub_profile(profile, order[:size]), params).scores)
-            # the newcomer is last in ``order``: re-rank the others among themselves
-            violations += not np.array_equal(tie_classes(-after[:-1].astype(float)), before)
+            after = _scores_of(method, profile, order[:size], params)
+            kept = order[: size - 1]
+            violations += not np.array_equal(tie_classes(after[kept]), tie_classes(before[kept]))
             before = after
     return violations / (n_trials * (n - 2))
+
+
+def _scores_of(method: str, profile: Profile, present: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
+    """Scores of ``method`` on the systems ``present`` alone, placed in a full-length array (NaN elsewhere).
+
+    The sub-profile keeps the systems in name order, as every profile does.
+    """
+    columns = np.sort(present)
+    sub = Profile(
+        systems=tuple(profile.systems[c] for c in columns),
+        voters=profile.voters,
+        scores=profile.scores[:, columns],
+        weights=profile.weights,
+        groups=profile.groups,
+    )
+    scores = np.full(len(profile.systems), np.nan)
+    scores[columns] = score_profile(method, sub, params).scores
+    return scores
