@@ -7,6 +7,18 @@ Pure: imports nothing from the rest of scorehouse, never touches disk.
 """
 
 from aggregators.bootstrap import bootstrap
+from aggregators.borda_partial import pairwise_probabilities
+from aggregators.compare import (
+    discriminative_power,
+    iia_violation_rate,
+    kemeny_dispersion,
+    kendall_distance,
+    kendall_tau,
+    last_k_agreement,
+    spearman_rho,
+    top_k_agreement,
+)
+from aggregators.condorcet_weights import condorcet_weights, prospective_winners
 from aggregators.errors import (
     AggregationError,
     InvalidBallotsError,
@@ -16,16 +28,17 @@ from aggregators.errors import (
     TooManySystemsError,
     UnknownMethodError,
 )
-from aggregators.condorcet_weights import condorcet_weights, prospective_winners
 from aggregators.paired_tests import paired_tests
+from aggregators.pairwise_confidence import pairwise_confidence
 from aggregators.profile import Profile, build_profile
 from aggregators.ranking import ranking_table
 from aggregators.registry import REGISTRY, MethodInfo, RankingResult, Scored, aggregate, register, run
 
 # Method modules register themselves on import; this is the one list of them.
-from aggregators import (  # noqa: F401  (imported for their registration)
+from aggregators import (  # noqa: E402,F401  (imported for their registration)
     baldwin,
     borda,
+    borda_partial,
     bradley_terry,
     condorcet,
     copeland,
@@ -59,7 +72,17 @@ __all__ = [
     "condorcet_weights",
     "paired_tests",
     "prospective_winners",
+    "discriminative_power",
+    "iia_violation_rate",
+    "kemeny_dispersion",
+    "kendall_distance",
+    "kendall_tau",
+    "last_k_agreement",
+    "pairwise_confidence",
+    "pairwise_probabilities",
     "ranking_table",
     "register",
     "run",
+    "spearman_rho",
+    "top_k_agreement",
 ]
