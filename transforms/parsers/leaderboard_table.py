@@ -78,15 +78,14 @@ def header_fields(head: bytes) -> list[str] | None:
         return None
 
 
-def read_table(path: Path, *, text: str | None = None) -> Table:
-    """Read ``path`` (or ``text``) as comma-separated values with quoting.
+def read_table(path: Path) -> Table:
+    """Read ``path`` as comma-separated values with quoting.
 
     Blank lines are skipped (they hold no cell).  Raises ParseError for an empty
     file, a broken quote or a NUL byte, naming the line.  Records are not yet
     checked against the header's width: see :func:`check_width`.
     """
-    if text is None:
-        text = decode(path, path.read_bytes())
+    text = decode(path, path.read_bytes())
     if not text.strip():
         raise ParseError(path, "the file is empty; a leaderboard needs a header line and at least one system")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
@@ -190,7 +189,7 @@ def melt(
                 .otherwise(cell.str.strip_chars())
             )
             if column.half == 0:
-                bad = frame.filter(~missing_to_null(cell).is_null() & ~is_pair)
+                bad = frame.filter(~whole_missing & ~is_pair)
                 problems.extend(
                     f"line {line}: cell {text!r} of paired column {column.task} ({column.metric}) is not two numbers "
                     f"'a{PAIR_SEPARATOR}b'; kept whole as the value of both halves"
