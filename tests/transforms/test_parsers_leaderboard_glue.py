@@ -10,8 +10,10 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from tests.transforms.strategies_leaderboard import bundled
+from tests.transforms.strategies_leaderboard import bundled, written
 from transforms.parsers import leaderboard_rankingnlp, leaderboard_votenrank
+from transforms.parsers.base import ParseError
+from transforms.parsers.leaderboard_columns import XTREME
 
 VNR_GLUE = "vote_and_rank/tables/leaderboards - GLUE.csv"
 VNR_SUPERGLUE = "vote_and_rank/tables/leaderboards - SuperGLUE.csv"
@@ -223,3 +225,36 @@ def test_benchmark_argument_overrides_the_default():
     assert rows["benchmark"].unique().to_list() == ["xt"]
     rows = leaderboard_votenrank.parse(bundled(VNR_GLUE), "glue-vnr").rows
     assert rows["benchmark"].unique().to_list() == ["glue-vnr"]
+
+
+def test_unsplittable_pair_and_empty_name_are_kept_and_reported():
+    header = "Rank,Name,Model,URL,Score,CoLA,SST-2,MRPC,STS-B,QQP,MNLI-m,MNLI-mm,QNLI,RTE,WNLI,AX\n"
+    body = "1,T,A,,80,1,2,93.9,abc/,-/5,3,4,5,6,7,8\n2,T, \t ,,x,1,2,1/2,3/4,5/6,3,4,5,6,7,8\n"
+    with written("leaderboards - GLUE.csv", (header + body).encode()) as path:
+        parsed = leaderboard_votenrank.parse(path, None)
+    rows = parsed.rows
+    assert rows.height == 2 * 15
+    assert cell(rows, "A", "MRPC", "F1") == ("93.9", 2)
+    assert cell(rows, "A", "MRPC", "acc") == ("93.9", 2)
+    assert cell(rows, "A", "STS-B", "Pearson") == ("abc", 2)
+    assert cell(rows, "A", "STS-B", "Spearman") == (None, 2)
+    assert cell(rows, "A", "QQP", "F1") == (None, 2)
+    assert cell(rows, "A", "QQP", "acc") == ("5", 2)
+    nameless = rows.filter(pl.col("system").is_null())
+    assert nameless.height == 15 and set(nameless["line"]) == {3}
+    assert nameless.filter(task="Score")["value"].to_list() == ["x"]
+    assert parsed.problems == (
+        "line 3: empty system name; its cells are kept with a null system",
+        "line 2: cell '93.9' of paired column MRPC (F1) is not two numbers 'a/b'; kept whole as the value of "
+        "both halves",
+    )
+
+
+def test_unknown_header_and_ragged_row_are_named_errors():
+    with written("x.csv", b"Model,Score\nA,1\n") as path:
+        with pytest.raises(ParseError, match="x.csv, line 1: header"):
+            leaderboard_rankingnlp.parse(path, None)
+    header = ",".join(["Model"] + [c for t in XTREME for c in t.split_columns])
+    with written("x.csv", f"{header}\nA,1,2,3,4,5\nB,1,2\n".encode()) as path:
+        with pytest.raises(ParseError, match=r"x.csv, line 3: 3 fields where the header has 6"):
+            leaderboard_rankingnlp.parse(path, None)

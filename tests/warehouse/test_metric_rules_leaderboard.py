@@ -113,3 +113,36 @@ def test_rule_for_column(rules, triples, benchmark, task, metric, higher, ranked
     assert (benchmark, task, metric) in triples  # a column the parsers really emit
     rule = rules.row(first_match(rules, benchmark, task, metric), named=True)
     assert (rule["higher_is_better"], rule["is_ranked"], rule["weight"]) == (higher, ranked, weight), rule["note"]
+
+
+@pytest.mark.parametrize(
+    ("relative", "first_rows", "expected"),
+    [
+        # shared/data/README.md, Vote'n'Rank reference numbers: GLUE top-30 rows
+        ("vote_and_rank/tables/leaderboards - GLUE.csv", 30,
+         {"ERNIE": 91.18, "StructBERT + CLEVER": 91.07, "DeBERTa + CLEVER": 90.88}),
+        # SuperGLUE (22 complete rows)
+        ("vote_and_rank/tables/leaderboards - SuperGLUE.csv", None, {"ERNIE 3.0": 90.62}),
+        # VALUE without the Human row: equals the leaderboard's Meta-Ave
+        ("vote_and_rank/tables/leaderboards - VALUE.csv", None, {"craig.starr (ensemble) Kakao Brain": 62.87}),
+    ],
+)
+def test_weighted_means_reproduce_vote_n_rank(rules, relative, first_rows, expected):
+    """Parser + rules end to end: the weighted mean of the ranked columns with
+    the catalog's weights is the published Vote'n'Rank number."""
+    _, parsed = parse_file(BUNDLED / relative)
+    rows = parsed.rows
+    if first_rows is not None:
+        rows = rows.filter(pl.col("line") <= first_rows + 1)
+    keys = rows.select("benchmark", "task", "metric").unique()
+    catalog = pl.DataFrame(
+        [{**dict(zip(("benchmark", "task", "metric"), k)), **{
+            c: rules.row(first_match(rules, *k), named=True)[c] for c in ("is_ranked", "weight")}}
+         for k in keys.iter_rows()]
+    )
+    scored = rows.join(catalog, on=["benchmark", "task", "metric"]).filter("is_ranked")
+    means = scored.group_by("system").agg(
+        mean=(pl.col("value").cast(pl.Float64) * pl.col("weight")).sum() / pl.col("weight").sum()
+    )
+    got = {s: m for s, m in means.iter_rows() if s in expected}
+    assert got == pytest.approx(expected, abs=0.005)

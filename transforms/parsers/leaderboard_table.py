@@ -19,6 +19,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from transforms.parsers.base import Parsed, ParseError
@@ -68,9 +69,8 @@ def decode(path: Path, data: bytes) -> str:
 def header_fields(head: bytes) -> list[str] | None:
     """The stripped names of the first CSV line of ``head`` (for sniffers);
     None when ``head`` has no readable first line."""
-    text = head.decode("utf-8-sig", errors="replace")
-    first = text.splitlines()[0] if text.strip() else ""
-    if not first:
+    first = head.decode("utf-8-sig", errors="replace").split("\n", 1)[0].rstrip("\r")
+    if not first.strip():
         return None
     try:
         return [name.strip() for name in next(csv.reader([first]))]
@@ -78,15 +78,14 @@ def header_fields(head: bytes) -> list[str] | None:
         return None
 
 
-def read_table(path: Path, *, text: str | None = None) -> Table:
-    """Read ``path`` (or ``text``) as comma-separated values with quoting.
+def read_table(path: Path) -> Table:
+    """Read ``path`` as comma-separated values with quoting.
 
     Blank lines are skipped (they hold no cell).  Raises ParseError for an empty
     file, a broken quote or a NUL byte, naming the line.  Records are not yet
     checked against the header's width: see :func:`check_width`.
     """
-    if text is None:
-        text = decode(path, path.read_bytes())
+    text = decode(path, path.read_bytes())
     if not text.strip():
         raise ParseError(path, "the file is empty; a leaderboard needs a header line and at least one system")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
@@ -113,17 +112,19 @@ def read_table(path: Path, *, text: str | None = None) -> Table:
 
 def check_width(table: Table) -> None:
     """ParseError at the first record whose number of fields is not the header's."""
-    width = len(table.header)
-    for record, line in zip(table.rows, table.lines, strict=True):
-        if len(record) != width:
-            raise ParseError(
-                table.path,
-                f"{len(record)} fields where the header has {width} ({', '.join(table.header)}); "
-                "a field holding a comma must be quoted",
-                line,
-            )
     if not table.rows:
         raise ParseError(table.path, "the header is not followed by any system row")
+    width = len(table.header)
+    widths = np.fromiter(map(len, table.rows), dtype=np.int64, count=len(table.rows))
+    wrong = np.flatnonzero(widths != width)
+    if wrong.size:
+        first = int(wrong[0])
+        raise ParseError(
+            table.path,
+            f"{widths[first]} fields where the header has {width} ({', '.join(table.header)}); "
+            "a field holding a comma must be quoted",
+            table.lines[first],
+        )
 
 
 def check_header(table: Table, expected: tuple[str, ...], what: str) -> None:
@@ -188,7 +189,7 @@ def melt(
                 .otherwise(cell.str.strip_chars())
             )
             if column.half == 0:
-                bad = frame.filter(~missing_to_null(cell).is_null() & ~is_pair)
+                bad = frame.filter(~whole_missing & ~is_pair)
                 problems.extend(
                     f"line {line}: cell {text!r} of paired column {column.task} ({column.metric}) is not two numbers "
                     f"'a{PAIR_SEPARATOR}b'; kept whole as the value of both halves"

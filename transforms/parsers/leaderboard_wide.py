@@ -21,7 +21,7 @@ vote_and_rank ``.../experiment_tracker_table``  experiment-tracker  split at the
 (Himmi et al. 2023, MissingDataRanking), hence its single task.  Any other
 file can be read with ``--format wide-leaderboard`` and a ``benchmark``;
 its columns become task ``c``, metric ``score``.  Sniffing accepts only the
-known file names with their first header column, so it never claims
+known file names with their first two header columns, so it never claims
 another format's file.
 """
 
@@ -50,6 +50,7 @@ class Layout:
 
     benchmark: str
     system_column: str
+    first_score_column: str = ""  # with system_column: the header start that identifies the file
     separator: str | None = None  # split the name at its first separator
     task: str | None = None  # one task for every column, the name is the metric
 
@@ -63,18 +64,18 @@ class Layout:
 
 
 KNOWN_FILES: dict[str, Layout] = {
-    "gem.csv": Layout("gem-avg", "Model", task="mean-over-splits"),
-    "gem_filtered.csv": Layout("gem-avg", "Model", task="mean-over-splits"),
-    "glue_hpc.csv": Layout("glue-hpc", "model_name", separator="."),
-    "social_bias_data.csv": Layout("social-bias", "model_name"),
-    "experiment_tracker_table.csv": Layout("experiment-tracker", "model_name", separator="_"),
+    "gem.csv": Layout("gem-avg", "Model", "mean_pred_length", task="mean-over-splits"),
+    "gem_filtered.csv": Layout("gem-avg", "Model", "mean_pred_length", task="mean-over-splits"),
+    "glue_hpc.csv": Layout("glue-hpc", "model_name", "wnli.eval_accuracy", separator="."),
+    "social_bias_data.csv": Layout("social-bias", "model_name", "anti_crows_score"),
+    "experiment_tracker_table.csv": Layout("experiment-tracker", "model_name", "rte_gpu_hours", separator="_"),
 }
 
 
 def sniff(path: Path, head: bytes) -> bool:
     layout = KNOWN_FILES.get(path.name)
     fields = header_fields(head)
-    return layout is not None and fields is not None and len(fields) > 1 and fields[0] == layout.system_column
+    return layout is not None and fields is not None and fields[:2] == [layout.system_column, layout.first_score_column]
 
 
 def parse(path: Path, benchmark: str | None) -> Parsed:
