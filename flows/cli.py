@@ -164,6 +164,90 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_refresh(args: argparse.Namespace) -> int:
+    _quiet_prefect()
+    from flows.refresh import refresh_flow
+
+    report = refresh_flow(inbox=str(args.inbox), home=args.home)
+    if report.nothing_new:
+        print(f"nothing new in {args.inbox}")
+        return 0
+    for outcome, moved in zip(report.files, report.moved, strict=True):
+        detail = outcome.error or f"{outcome.rows_landed} rows landed, {outcome.rows_quarantined} quarantined"
+        print(f"{outcome.status}: {outcome.path} -> {moved} ({detail})")
+    failures = print_rankings(report.ranked)
+    rejected = any(f.status == "rejected" for f in report.files)
+    return 1 if rejected or failures else 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    _quiet_prefect()
+    from flows.refresh import serve_refresh
+
+    serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from aggregators.ranking_diff import diff_rankings
+    from warehouse.snapshots import read_snapshot
+    from warehouse.storage import Warehouse
+
+    warehouse = Warehouse(args.home)
+    if args.latest:
+        from warehouse.queries import latest_snapshot_ids
+
+        pairs = []
+        for snapshot in latest_snapshot_ids(warehouse, args.benchmark):
+            manifest, _ = read_snapshot(warehouse, snapshot)
+            if (args.method is None or manifest["method"] == args.method) and manifest["previous_snapshot_id"]:
+                pairs.append((manifest["previous_snapshot_id"], snapshot))
+        if not pairs:
+            print("no snapshot has a previous one to compare with")
+            return 0
+    elif len(args.ids) == 2:
+        pairs = [tuple(args.ids)]
+    else:
+        raise SystemExit("scorehouse diff: give two snapshot ids, or --latest (with --benchmark/--method)")
+    for before_id, after_id in pairs:
+        before_meta, before = read_snapshot(warehouse, before_id)
+        after_meta, after = read_snapshot(warehouse, after_id)
+        diff = diff_rankings(before, after, top_k=args.top_k)
+        print(f"\n{before_id} -> {after_id}: {after_meta['benchmark']} ({after_meta['level']}), "
+              f"{before_meta['method']} {before_meta['parameters']} -> {after_meta['method']} {after_meta['parameters']}")
+        tau = "n/a" if diff.kendall_tau is None else f"{diff.kendall_tau:.4f}"
+        top = "n/a" if diff.top_k_agreement is None else f"{diff.top_k_agreement:.2f}"
+        print(f"Kendall tau {tau}; top-{diff.top_k} agreement {top}")
+        print(f"entered: {', '.join(diff.entered) or 'none'}; left: {', '.join(diff.left) or 'none'}")
+        moved = diff.changes if args.all else diff.changes.filter(pl.col("change") != 0)
+        _print_frame(moved, max_rows=args.max_rows)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from warehouse.storage import Warehouse
+
+    warehouse = Warehouse(args.home)
+    if args.latest:
+        from warehouse.queries import latest_snapshot_ids
+
+        ids = latest_snapshot_ids(warehouse, args.benchmark)
+    else:
+        ids = args.snapshot or []
+    if args.format == "html":
+        from flows.report import write_report
+
+        path = write_report(warehouse, ids, args.output)
+    else:
+        from warehouse.exports import export_table, write_export
+
+        path = write_export(export_table(warehouse, ids), args.format, args.output)
+    print(f"wrote {len(ids)} snapshot(s) to {path}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: ingest the bundled real dumps, rank every benchmark, print the leaderboards."""
     _quiet_prefect()
@@ -208,6 +292,36 @@ def build_parser() -> argparse.ArgumentParser:
     snapshots.add_argument("--benchmark")
     snapshots.add_argument("--max-rows", type=int, default=100)
     snapshots.set_defaults(handler=cmd_snapshots)
+
+    refresh = sub.add_parser("refresh", help="ingest new files of an inbox once and re-rank what changed")
+    refresh.add_argument("--inbox", type=Path, required=True)
+    refresh.set_defaults(handler=cmd_refresh)
+
+    serve = sub.add_parser("serve", help="serve the refresh flow on a schedule (a Prefect deployment)")
+    serve.add_argument("--inbox", type=Path, required=True)
+    when = serve.add_mutually_exclusive_group(required=True)
+    when.add_argument("--cron", help='a cron schedule, e.g. "*/15 * * * *"')
+    when.add_argument("--interval", type=int, help="seconds between runs")
+    serve.set_defaults(handler=cmd_serve)
+
+    diff = sub.add_parser("diff", help="what changed between two ranking snapshots")
+    diff.add_argument("ids", nargs="*", help="two snapshot ids: before and after")
+    diff.add_argument("--latest", action="store_true", help="compare each latest snapshot with its previous one")
+    diff.add_argument("--benchmark")
+    diff.add_argument("--method")
+    diff.add_argument("--top-k", type=int, default=3)
+    diff.add_argument("--all", action="store_true", help="list unmoved systems too")
+    diff.add_argument("--max-rows", type=int, default=60)
+    diff.set_defaults(handler=cmd_diff)
+
+    export = sub.add_parser("export", help="export ranking snapshots (csv, parquet, json or an html report)")
+    which = export.add_mutually_exclusive_group(required=True)
+    which.add_argument("--snapshot", action="append", help="snapshot id (repeatable)")
+    which.add_argument("--latest", action="store_true", help="the latest snapshot of every method")
+    export.add_argument("--benchmark", help="with --latest: only this benchmark")
+    export.add_argument("--format", choices=("csv", "parquet", "json", "html"), required=True)
+    export.add_argument("--output", type=Path, required=True)
+    export.set_defaults(handler=cmd_export)
 
     run = sub.add_parser("run", help="the main job: ingest the bundled dumps, rank them, print the leaderboards")
     run.set_defaults(handler=cmd_run)

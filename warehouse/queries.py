@@ -35,3 +35,20 @@ def benchmark_scores(warehouse: Warehouse, benchmark: str, level: str) -> tuple[
         scores.select(pl.col(c).cast(t) for c, t in SCORES.items()),
         metrics.select(pl.col(c).cast(t) for c, t in METRICS.items()),
     )
+
+
+def latest_snapshot_ids(warehouse: Warehouse, benchmark: str | None = None) -> list[str]:
+    """The newest snapshot of every (benchmark, level, method, parameters), optionally of one benchmark."""
+    where = "WHERE benchmark = ?" if benchmark else ""
+    with connect(warehouse) as con:
+        frame = query_frame(
+            con,
+            f"""SELECT snapshot_id FROM (
+                    SELECT snapshot_id, benchmark, level, method, parameters, row_number() OVER (
+                        PARTITION BY benchmark, level, method, parameters
+                        ORDER BY created_at DESC, snapshot_id DESC) AS newest
+                    FROM snapshots {where})
+                WHERE newest = 1 ORDER BY benchmark, level, method, parameters""",
+            [benchmark] if benchmark else None,
+        )
+    return frame.get_column("snapshot_id").to_list() if frame.height else []
