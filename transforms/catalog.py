@@ -9,7 +9,7 @@ are simply put before the bundled defaults.
 
 from __future__ import annotations
 
-import fnmatch
+import re
 
 import polars as pl
 
@@ -23,9 +23,35 @@ class MetricRulesError(ValueError):
 
 
 def glob_regex(pattern: str) -> str:
-    """An anchored regular expression for Polars (Rust regex has no ``\\Z``) matching the glob."""
-    translated = fnmatch.translate(pattern)
-    return "^" + translated.removesuffix(r"\Z") + "$"
+    """An anchored regular expression matching the glob ``pattern`` like ``fnmatch.fnmatchcase``.
+
+    Written here rather than taken from ``fnmatch.translate``, whose output uses
+    atomic groups that the Rust regex engine behind Polars does not support.
+    """
+    parts = ["^"]
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        i += 1
+        if char == "*":
+            parts.append(".*")
+        elif char == "?":
+            parts.append(".")
+        elif char == "[":
+            close = pattern.find("]", i + 1 if i < len(pattern) and pattern[i] in "!]" else i)
+            if close == -1:
+                parts.append(re.escape(char))
+                continue
+            body = pattern[i:close]
+            i = close + 1
+            negate = body.startswith("!")
+            body = body[1:] if negate else body
+            escaped = body.replace("\\", "\\\\").replace("[", "\\[").replace("^", "\\^")
+            parts.append(f"[{'^' if negate else ''}{escaped}]")
+        else:
+            parts.append(re.escape(char))
+    parts.append("$")
+    return "(?s)" + "".join(parts)
 
 
 def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:

@@ -24,7 +24,10 @@ def test_glue_lands_in_hive_partitions_with_its_catalog(home):
     assert [f.status for f in report.files] == ["loaded"]
     # 100 systems x 15 published cells (5 of them paired: MRPC, STS-B, QQP count twice) = 1500 rows
     assert report.files[0].rows_in == 1500
-    assert report.files[0].rows_landed + report.files[0].rows_quarantined == 1500
+    # one published cell reads "NaN" (MaChAmp's STS-B Spearman): not a score, so quarantined
+    assert (report.files[0].rows_landed, report.files[0].rows_quarantined) == (1499, 1)
+    assert sql(home, "SELECT system, task, value, reason FROM quarantine").row(0) == (
+        "MaChAmp (bert-large, single task)", "STS-B", "NaN", "non-finite score NaN")
     parts = sorted(p.relative_to(home).parts[:3] for p in (home / "scores").rglob("*.parquet"))
     assert parts == [("scores", "benchmark=glue", "level=task")]
     counts = sql(home, "SELECT count(DISTINCT system) AS s, count(*) FILTER (WHERE score IS NULL) AS missing FROM scores").row(0)
@@ -59,7 +62,7 @@ def test_corrected_dump_supersedes_its_source_and_keeps_history(home, tmp_path):
     assert history.to_series().to_list() == [93.9, 94.0]
     loads = sql(home, "SELECT count(*) AS n, count(*) FILTER (WHERE is_current) AS current FROM loads").row(0)
     assert loads == (2, 1)
-    assert sql(home, "SELECT count(*) FROM scores").item() == 1500
+    assert sql(home, "SELECT count(*) FROM scores").item() == 1499  # 1500 cells, one "NaN" quarantined
 
 
 def test_bad_rows_are_quarantined_with_file_line_and_reason(home, tmp_path):
@@ -69,9 +72,9 @@ def test_bad_rows_are_quarantined_with_file_line_and_reason(home, tmp_path):
     lines[1] = lines[1].replace("75.5", "seventy", 1)
     dump.write_text("".join(lines))
     report = ingest_flow([str(dump)], home=str(home))
-    assert report.files[0].rows_quarantined == 1
-    assert report.files[0].rows_landed == 1499
-    bad = sql(home, "SELECT file, line, system, task, value, reason FROM quarantine").row(0)
+    assert report.files[0].rows_quarantined == 2  # ours and the published "NaN" cell
+    assert report.files[0].rows_landed == 1498
+    bad = sql(home, "SELECT file, line, system, task, value, reason FROM quarantine WHERE value = 'seventy'").row(0)
     assert bad == (str(dump), 2, "ERNIE", "CoLA", "seventy", "non-numeric score seventy")
     assert not report.ok
 
@@ -91,7 +94,11 @@ def test_an_unparseable_file_is_rejected_and_does_not_stop_the_others(home, tmp_
 CRASH_SCRIPT = textwrap.dedent(
     """
     import os, sys
+    from pathlib import Path
     import warehouse.storage as storage
+    from flows.ingest import load_id_of
+    from transforms.parsers import parse_file
+    from transforms.validate import validate_rows
 
     real_replace = os.replace
 
@@ -102,8 +109,15 @@ CRASH_SCRIPT = textwrap.dedent(
         real_replace(source, target)
 
     storage.os.replace = die_before_commit
-    from flows.ingest import ingest_flow
-    ingest_flow([sys.argv[2]], home=sys.argv[1])
+    home, path = sys.argv[1], Path(sys.argv[2])
+    warehouse = storage.Warehouse(home)
+    sha = warehouse.archive_raw(path)
+    fmt, parsed = parse_file(path)
+    load_id = load_id_of(sha, fmt.name, None)
+    checked = validate_rows(parsed.rows, file=str(path), load_id=load_id)
+    record = storage.LoadRecord(load_id, f"{fmt.name}:glue:{path.name}", str(path), sha, fmt.name, "glue",
+                                parsed.rows.height, checked.scores.height, checked.quarantine.height)
+    warehouse.write_load(record, checked.scores, checked.quarantine)
     """
 )
 

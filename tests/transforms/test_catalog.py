@@ -1,0 +1,55 @@
+"""Metric rules: the glob translation against fnmatch, first match wins, bad files named."""
+
+import fnmatch
+
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from transforms.catalog import MetricRulesError, check_rules, glob_regex, resolve_metrics
+
+alphabet = st.sampled_from(list("ab-.*?[]!^\\$(){}+|1 "))
+
+
+@given(pattern=st.text(alphabet, max_size=8), name=st.text(st.sampled_from(list("ab-.[]!^\\$1 *?")), max_size=8))
+def test_glob_regex_matches_like_fnmatchcase(pattern, name):
+    matched = pl.Series([name]).str.contains(glob_regex(pattern)).item()
+    assert matched == fnmatch.fnmatchcase(name, pattern)
+
+
+def rules(*rows):
+    return check_rules(
+        pl.DataFrame(
+            rows, schema=["benchmark", "task", "metric", "higher_is_better", "is_ranked", "weight", "group", "note"],
+            orient="row",
+        ),
+        "test rules",
+    )
+
+
+def test_first_matching_rule_wins_and_group_defaults_to_the_task():
+    keys = pl.DataFrame({"benchmark": ["glue", "glue", "wmt20"], "task": ["MRPC", "CoLA", "de-en"],
+                         "metric": ["F1", "MCC", "TER@newstestB2020"]})
+    catalog = resolve_metrics(keys, rules(
+        ("glue", "MRPC", "*", "true", "true", "0.5", "", "paired"),
+        ("wmt*", "*", "TER*", "false", "true", "1", "", "error rate"),
+        ("*", "*", "*", "true", "true", "1", "", "catch-all"),
+        ("glue", "*", "*", "false", "false", "9", "", "never reached"),
+    ))
+    assert catalog.rows() == [
+        ("glue", "CoLA", "MCC", True, True, 1.0, "CoLA"),
+        ("glue", "MRPC", "F1", True, True, 0.5, "MRPC"),
+        ("wmt20", "de-en", "TER@newstestB2020", False, True, 1.0, "de-en"),
+    ]
+
+
+def test_a_key_no_rule_matches_is_named():
+    keys = pl.DataFrame({"benchmark": ["gem"], "task": ["xsum"], "metric": ["bleu"]})
+    with pytest.raises(MetricRulesError, match="gem.*xsum.*bleu"):
+        resolve_metrics(keys, rules(("glue", "*", "*", "true", "true", "1", "", "")))
+
+
+def test_a_bad_flag_names_the_line_and_value():
+    with pytest.raises(MetricRulesError, match="data line 1: higher_is_better must be true or false, got 'yes'"):
+        rules(("glue", "*", "*", "yes", "true", "1", "", ""))
