@@ -18,7 +18,7 @@ from prefect.cache_policies import NO_CACHE
 from aggregators import AggregationError, RankingResult, run
 from flows.common import refresh_catalog
 from transforms.ballots import ballots as make_ballots
-from transforms.rank_plan import MethodRun, complete_ballots, default_runs
+from transforms.rank_plan import MethodRun, NotApplicable, complete_ballots, default_runs
 from warehouse.queries import benchmark_levels, benchmark_scores
 from warehouse.snapshots import (
     SnapshotRequest,
@@ -40,6 +40,7 @@ class MethodOutcome:
     ranking: pl.DataFrame | None = None
     notes: tuple[str, ...] = ()
     error: str | None = None
+    skipped: str | None = None
 
 
 @dataclass
@@ -61,9 +62,9 @@ def rank_ballots(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> Ra
 
     notes: tuple[str, ...] = ()
     info = REGISTRY.get(method_run.method)
-    if info is not None and not info.handles_missing:
-        ballots, notes = complete_ballots(ballots, level)
     try:
+        if info is not None and not info.handles_missing:
+            ballots, notes = complete_ballots(ballots, level)
         result = run(method_run.method, ballots, two_step=method_run.two_step, params=method_run.params)
     except AggregationError as error:
         return error
@@ -90,6 +91,9 @@ def rank_benchmark(
     fingerprint = input_fingerprint(scores.get_column("load_id").unique().to_list(), metrics)
     for method_run in runs or default_runs(level, ballots.get_column("system").n_unique(), has_missing):
         result = rank_ballots(ballots, level, method_run)
+        if isinstance(result, NotApplicable):
+            outcome.methods.append(MethodOutcome(method_run, skipped=str(result)))
+            continue
         if isinstance(result, AggregationError):
             outcome.methods.append(MethodOutcome(method_run, error=str(result)))
             continue
