@@ -184,9 +184,12 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     _quiet_prefect()
-    from flows.refresh import serve_refresh
+    from flows.prefect_server import prefect_api
 
-    serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
+    with prefect_api():
+        from flows.refresh import serve_refresh
+
+        serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
     return 0
 
 

@@ -114,7 +114,9 @@ def rank_benchmark(
     return outcome
 
 
-@flow(name="rank", log_prints=False)
+# The parameters are internal objects (MethodRun), not user input: Prefect's
+# pydantic validation cannot resolve them in a served process, and need not.
+@flow(name="rank", log_prints=False, validate_parameters=False)
 def rank_flow(
     home: str | None = None,
     benchmarks: list[str] | None = None,

@@ -107,7 +107,7 @@ def complete_ballots(ballots: pl.DataFrame, level: str) -> tuple[pl.DataFrame, t
         note = f"complete systems only: left out {len(dropped)} system(s) with missing scores: " + ", ".join(dropped)
     else:
         dropped_voters = missing.get_column("voter").unique()
-        kept = ballots.filter(~pl.col("voter").is_in(dropped_voters))
+        kept = ballots.filter(~pl.col("voter").is_in(dropped_voters.implode()))
         note = f"complete voters only: left out {dropped_voters.len()} voter(s) with missing scores"
     if kept.height == 0:
         whole = "system" if level == "task" else "voter"
