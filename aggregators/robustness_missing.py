@@ -79,14 +79,17 @@ class PartialBorda:
         first = np.flatnonzero(starts.ravel())
         last = np.append(first[1:] - 1, n_voters * n - 1)
         # Indices into the cumulative count C (C[0] = 0, C[p + 1] = kept cells at flat positions <= p).
-        self.before = first[block]
-        self.through = last[block] + 1
+        # Outside ties a kept cell's rank is C[p + 1] - base; only tied cells need their block's ends.
+        self.tied = np.flatnonzero(first[block] != last[block])
+        self.before = first[block][self.tied]
+        self.through = last[block][self.tied] + 1
         self.row_start = np.arange(n_voters) * n
         self.system = self.order.ravel()
         self.observed_sorted = ~np.isnan(ordered).ravel()
         if unit_of_voter is not None:
             self.unit_cell = (np.asarray(unit_of_voter)[:, None] * n + self.order).ravel()
         self.weights = profile.weights
+        self.shape = (n_voters, n)
         self.n = n
 
     def scores(self, kept: np.ndarray) -> np.ndarray:
@@ -102,12 +105,13 @@ class PartialBorda:
         count = np.concatenate(([0], np.cumsum(kept_sorted)))
         base = count[self.row_start]
         k = count[self.row_start + n] - base
-        factor = np.repeat((n + 1) / (k + 1.0), n)
-        rank = (count[self.before] + count[self.through] + 1) / 2.0 - np.repeat(base, n)
+        rank = count[1:].astype(float)
+        rank[self.tied] = (count[self.before] + count[self.through] + 1) / 2.0
+        rank = rank.reshape(self.shape) - base[:, None]
         # Every cell gives (n - 1) / 2 when not kept; a kept one gives n - r (n + 1) / (k + 1) instead.
-        gain = np.where(kept_sorted, (n + 1) / 2.0 - rank * factor, 0.0) * np.repeat(self.weights, n)
-        total = self.weights.sum()
-        return (n - 1) / 2.0 + np.bincount(self.system, weights=gain, minlength=n) / total
+        gain = ((n + 1) / 2.0 - rank * ((n + 1) / (k + 1.0))[:, None]) * self.weights[:, None]
+        gain = np.where(kept_sorted.reshape(self.shape), gain, 0.0)
+        return (n - 1) / 2.0 + np.bincount(self.system, weights=gain.ravel(), minlength=n) / self.weights.sum()
 
 
 def observed_mean(scores: np.ndarray, weights: np.ndarray, observed: np.ndarray) -> np.ndarray:
