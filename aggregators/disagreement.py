@@ -137,8 +137,8 @@ def disagreement(
                 "kendall_tau": float(tau[0]),
                 "top1_differs": bool(top1[0] < 1),
                 "top3_differs": bool(top3[0] < 1) if n >= 3 else False,
-                "top1_a": ", ".join(best_a),
-                "top1_b": ", ".join(best_b),
+                "top1_a": "; ".join(best_a),
+                "top1_b": "; ".join(best_b),
             }
         )
         shift = ranks[a] - ranks[b]

@@ -48,11 +48,13 @@ from aggregators.robustness import (
     positive_voters,
     rows,
     seeded,
+    Units,
     sub_profile,
     units_of,
 )
 
 EXPERIMENT = "missing"
+UNITS = ("group", "voter")
 DEFAULT_RATES = tuple(np.round(np.linspace(0.0, 0.9, 19), 4).tolist())
 
 
@@ -141,12 +143,15 @@ def missing_scores(
     repetitions: int,
     seed: int,
     params: Params = None,
+    unit: str = "group",
 ) -> pl.DataFrame:
     """The missing-scores table (:data:`aggregators.robustness.TABLE_SCHEMA`), setting = the rate eta.
 
     The removed cells of a (rate, repetition) are the same for every method
     (drawn from ``(seed, rate index)``).  Methods other than ``mean`` must
-    handle missing scores.
+    handle missing scores.  ``unit="voter"`` removes (voter, system) cells
+    instead of (task, system) cells: the paper's setting, where every column
+    of a leaderboard (each half of a paired task too) is a cell of its own.
     """
     parameters = check_methods(methods, params)
     check_count("repetitions", repetitions, 1)
@@ -158,8 +163,10 @@ def missing_scores(
             f"use methods that handle missing scores (borda_partial, copeland, minimax, ...) or 'mean' "
             f"(the mean over the observed cells)"
         )
+    if unit not in UNITS:
+        raise InvalidParameterError(f"parameter 'unit' must be one of {UNITS}, got {unit!r}")
     profile = positive_voters(profile)
-    units = units_of(profile)
+    units = units_of(profile) if unit == "group" else Units(profile.voters, np.arange(len(profile.voters)))
     observed = profile.observed
     # A (task, system) cell is observed when any voter of the task scored the system.
     unit_observed = np.zeros((len(units.names), len(profile.systems)), dtype=bool)

@@ -41,7 +41,7 @@ def test_pairs_match_direct_comparisons():
         top_a = {s for s, r in a.items() if r == 1}
         top_b = {s for s, r in b.items() if r == 1}
         assert row["top1_differs"] == (top_a != top_b)
-        assert row["top1_a"] == ", ".join(sorted(top_a))
+        assert row["top1_a"] == "; ".join(sorted(top_a))
         top3_a = {s for s, r in a.items() if r <= 3}
         top3_b = {s for s, r in b.items() if r <= 3}
         assert row["top3_differs"] == (top3_a != top3_b)
