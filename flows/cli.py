@@ -257,6 +257,36 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_analyze(args: argparse.Namespace) -> int:
+    _quiet_prefect()
+    import polars as pl
+
+    from flows.analyze import EXPERIMENTS, analyze_flow
+
+    experiments = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
+    outcomes = analyze_flow(
+        args.benchmark, home=args.home, experiments=experiments, methods=args.methods,
+        repetitions=args.repetitions, seed=args.seed,
+    )
+    for outcome in outcomes:
+        state = "new" if outcome.new else "unchanged"
+        print(f"\n== {args.benchmark}: {outcome.experiment} (analysis {outcome.analysis_id or '-'}, {state})")
+        for note in outcome.notes:
+            print(f"  note: {note}")
+        if "pairs" in outcome.tables:
+            _print_frame(outcome.tables["pairs"])
+            _print_frame(outcome.tables["moves"].select("method_a", "method_b", "system", "explanation"), max_rows=30)
+        elif "summary" in outcome.tables:
+            summary = outcome.tables["summary"]
+            if outcome.experiment == "scaling":  # the worst task per factor: which methods move at all
+                summary = summary.group_by("method", "setting").agg(pl.col("tau_mean").min().alias("worst_tau"))
+                _print_frame(summary.pivot("method", index="setting", values="worst_tau").sort("setting"))
+            else:
+                wide = summary.pivot("method", index=["condition", "setting"], values="tau_mean")
+                _print_frame(wide.sort("condition", "setting"))
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: ingest the bundled real dumps, rank every benchmark, print the leaderboards."""
     _quiet_prefect()
@@ -339,6 +369,14 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("csv", "parquet", "json", "html"), required=True)
     export.add_argument("--output", type=Path, required=True)
     export.set_defaults(handler=cmd_export)
+
+    analyze = sub.add_parser("analyze", help="robustness experiments and method disagreement on one benchmark")
+    analyze.add_argument("--benchmark", required=True, help="a benchmark in the warehouse, or 'synthetic'")
+    analyze.add_argument("--experiment", choices=("agreement", "tasks", "missing", "scaling", "all"), default="all")
+    analyze.add_argument("--methods", nargs="+", help="registry method names (default: a documented set of six)")
+    analyze.add_argument("--repetitions", type=int, default=100)
+    analyze.add_argument("--seed", type=int, default=0)
+    analyze.set_defaults(handler=cmd_analyze)
 
     run = sub.add_parser("run", help="the main job: ingest the bundled dumps, rank them, print the leaderboards")
     run.set_defaults(handler=cmd_run)
