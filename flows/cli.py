@@ -205,6 +205,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from warehouse.storage import Warehouse
 
     warehouse = Warehouse(args.home)
+    if args.previous and not args.latest:
+        raise SystemExit("scorehouse diff: --previous goes with --latest")
     if args.latest:
         from warehouse.queries import latest_snapshot_ids
 
@@ -354,6 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff = sub.add_parser("diff", help="what changed between two ranking snapshots")
     diff.add_argument("ids", nargs="*", help="two snapshot ids: before and after")
     diff.add_argument("--latest", action="store_true", help="compare each latest snapshot with its previous one")
+    diff.add_argument("--previous", action="store_true", help="with --latest: against the previous snapshot (the default)")
     diff.add_argument("--benchmark")
     diff.add_argument("--method")
     diff.add_argument("--top-k", type=int, default=3)
