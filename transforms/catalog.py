@@ -38,7 +38,10 @@ def glob_regex(pattern: str) -> str:
         elif char == "?":
             parts.append(".")
         elif char == "[":
-            close = pattern.find("]", i + 1 if i < len(pattern) and pattern[i] in "!]" else i)
+            # A "]" right after "[" or "[!" is a member, not the end (so "[!]" is a literal "[!]").
+            start = i + 1 if pattern[i : i + 1] == "!" else i
+            start += 1 if pattern[start : start + 1] == "]" else 0
+            close = pattern.find("]", start)
             if close == -1:
                 parts.append(re.escape(char))
                 continue
