@@ -18,15 +18,26 @@ from transforms.parsers.base import ParseError
 from transforms.parsers.text import lines_frame, read_text
 
 
+class JsonNumber(str):
+    """The text of a JSON number, told apart from a JSON string that looks like one."""
+
+
 def load_json(path: Path, *, what: str) -> tuple[str, object]:
-    """The file's text and its JSON document, numbers as text; ParseError naming the line otherwise."""
+    """The file's text and its JSON document, numbers as :class:`JsonNumber` text; ParseError naming the line otherwise."""
     text = read_text(path)
     try:
-        doc = json.loads(text, parse_float=str, parse_int=str, parse_constant=str)
+        doc = json.loads(text, parse_float=JsonNumber, parse_int=JsonNumber, parse_constant=JsonNumber)
     except json.JSONDecodeError as err:
         raise ParseError(path, f"not valid JSON ({err.msg}, column {err.colno}); {what} is one JSON document", err.lineno) from None
     except RecursionError:
         raise ParseError(path, f"objects nested too deeply for {what}") from None
+    try:  # a \ud800 escape decodes to a lone surrogate, which no UTF-8 column can hold
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ParseError(
+            path, f"a \\u escape that is half of a surrogate pair ({err.object[err.start:err.end]!r}) is not a character; "
+            "fix the escape"
+        ) from None
     return text, doc
 
 
@@ -34,7 +45,7 @@ def scalar_text(value: object) -> str | None:
     """A JSON scalar as text (numbers were read as text already); null stays null,
     booleans and nested values become their JSON text for validation to judge."""
     if value is None or isinstance(value, str):
-        return value
+        return None if value is None else str(value)
     return json.dumps(value)
 
 

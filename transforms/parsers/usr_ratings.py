@@ -36,7 +36,7 @@ import polars as pl
 
 from transforms.parsers import register_format
 from transforms.parsers.base import Format, Parsed, ParseError
-from transforms.parsers.json_dump import file_naming, key_lines, load_json, scalar_text
+from transforms.parsers.json_dump import JsonNumber, file_naming, key_lines, load_json, scalar_text
 from warehouse.schema import PARSED_ROWS
 
 KNOWN_FILE = re.compile(r"^(pc|tc)_usr_data\.json$")
@@ -70,9 +70,18 @@ def responses(path: Path, doc: object) -> list[tuple[int, list[str], dict]]:
     return out
 
 
+def shown(value: object) -> str:
+    """A JSON value as the file writes it, cut to 60 characters, for messages."""
+    if isinstance(value, list):
+        return ("[" + ", ".join(str(scalar_text(v)) for v in value) + "]")[:60]
+    return str(scalar_text(value) if not isinstance(value, dict) else value)[:60]
+
+
 def ratings(path: Path, found: list[tuple[int, list[str], dict]], lines: list[int | None]) -> pl.DataFrame:
     """One row per (response, rating) with the annotators' values as a list of text."""
-    table: dict[str, list] = {"instance": [], "system": [], "rating": [], "annotator": [], "value": [], "line": []}
+    table: dict[str, list] = {
+        "instance": [], "system": [], "rating": [], "annotator": [], "value": [], "number": [], "line": []
+    }
     for (index, annotators, response), line in zip(found, lines, strict=True):
         for key, values in response.items():
             if key in TEXT_KEYS:
@@ -80,7 +89,7 @@ def ratings(path: Path, found: list[tuple[int, list[str], dict]], lines: list[in
             if not isinstance(values, list) or len(values) != len(annotators):
                 raise ParseError(
                     path,
-                    f"context {index}, model {response['model']!r}: {key!r} is {str(values)[:60]}; "
+                    f"context {index}, model {response['model']!r}: {key!r} is {shown(values)}; "
                     f"expected one rating per annotator ({len(annotators)}: {', '.join(annotators)})",
                     line,
                 )
@@ -89,11 +98,14 @@ def ratings(path: Path, found: list[tuple[int, list[str], dict]], lines: list[in
             table["rating"].append(key)
             table["annotator"].append(annotators)
             table["value"].append([scalar_text(v) for v in values])
+            # Only JSON numbers count for the mean: a quoted "3" is text, as published.
+            table["number"].append([v if isinstance(v, JsonNumber) else None for v in values])
             table["line"].append(line)
     return pl.DataFrame(
         table,
         schema={"instance": pl.String(), "system": pl.String(), "rating": pl.String(),
-                "annotator": pl.List(pl.String()), "value": pl.List(pl.String()), "line": pl.Int64()},
+                "annotator": pl.List(pl.String()), "value": pl.List(pl.String()), "number": pl.List(pl.String()),
+                "line": pl.Int64()},
     )
 
 
@@ -103,11 +115,11 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     found = responses(path, doc)
     lines, problems = key_lines(text, "model", len(found))
     table = ratings(path, found, lines if lines is not None else [None] * len(found))
-    numbers = pl.col("value").list.eval(pl.element().str.strip_chars().cast(pl.Float64, strict=False))
+    numbers = pl.col("number").list.eval(pl.element().cast(pl.Float64, strict=False))
     means = table.with_columns(numbers=numbers).select(
         "instance", "system", "line",
         metric=pl.format("H:{}", "rating"),
-        value=pl.when(pl.col("numbers").list.eval(pl.element().is_finite()).list.all() & (pl.col("numbers").list.len() > 0))
+        value=pl.when(pl.col("numbers").list.eval(pl.element().is_finite().fill_null(False)).list.all())
         .then(pl.col("numbers").list.mean().cast(pl.String))
         .otherwise(None),
         order=pl.lit(0),
