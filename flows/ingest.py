@@ -78,8 +78,14 @@ def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path]]:
     return [f for f in files if f not in documents], documents
 
 
-def load_id_of(sha: str, format_name: str, benchmark: str | None) -> str:
-    return hashlib.sha256(f"{sha}|{format_name}|{benchmark or ''}".encode()).hexdigest()[:20]
+def load_id_of(sha: str, format_name: str, benchmark: str | None, folder: str | None = None) -> str:
+    key = f"{sha}|{format_name}|{benchmark or ''}" + (f"|{folder}" if folder is not None else "")
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def source_name(path: Path, fmt: Format) -> str:
+    """The file as a source: its name, with its folder for formats that take names from it."""
+    return f"{path.parent.name}/{path.name}" if fmt.folder_named else path.name
 
 
 @task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
@@ -104,7 +110,7 @@ def parse_and_validate(
     benchmarks = ",".join(sorted(parsed.rows.get_column("benchmark").unique().to_list()))
     record = LoadRecord(
         load_id=load_id,
-        source=f"{fmt.name}:{benchmarks}:{path.name}",
+        source=f"{fmt.name}:{benchmarks}:{source_name(path, fmt)}",
         file_name=str(path),
         sha256=sha,
         format=fmt.name,
@@ -154,7 +160,7 @@ def ingest_one(
     sha = archive_file(warehouse, path)
     try:
         fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
-        load_id = load_id_of(sha, fmt.name, benchmark)
+        load_id = load_id_of(sha, fmt.name, benchmark, path.parent.name if fmt.folder_named else None)
         if warehouse.load_exists(load_id):
             return FileOutcome(str(path), "unchanged", load_id, fmt.name)
         outcome = parse_and_validate(path, fmt, load_id, sha, benchmark)

@@ -56,6 +56,9 @@ class Format:
     parse: Callable[[Path, str | None], Parsed]
     description: str
     needs_trust: bool = False  # True for formats whose loading executes code (pickles)
+    # True for formats whose rows take a name from the file's folder (a COCO team folder holds
+    # "scores.txt"): the warehouse then tells same-named or byte-identical files of two folders apart.
+    folder_named: bool = False
 
 
 def rows_frame(
