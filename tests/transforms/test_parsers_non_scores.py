@@ -90,7 +90,9 @@ def test_every_bundled_file_is_exactly_one_format():
     assert sorted(set(raw.values())) == [
         "coco-eval-json", "coco-scores-txt", "known-non-score", "tac-resp-pyr-json", "usr-ratings-json"
     ]
-    assert sum(c == "known-non-score" for c in raw.values()) == 4 + 1 + 1 + 2  # metadata x4, id.txt, flickr, 2 outputs
+    # metadata x4, id.txt, flickr.json, and the experiment outputs: 5 task-level correlation JSONs
+    # (the analysis compares against four of them) and one instance-level one
+    assert sum(c == "known-non-score" for c in raw.values()) == 4 + 1 + 1 + 5 + 1
 
 
 def test_metric_rules_of_the_raw_sources():

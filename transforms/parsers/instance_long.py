@@ -134,11 +134,17 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
         task_column = pl.col(system)
         system_column = pl.format("mt-{}", pl.col(system))
         problems.append("MLQE-PE: task = language pair, system = 'mt-<pair>' (one MT system per pair)")
+    # The keys travel in one struct column whose name no score column has: a metric may be
+    # called "task" or "line" in a user's dump without colliding with them.
+    key = "_key"
+    while key in scores:
+        key += "_"
+    keys = pl.struct(task=task_column, system=system_column, instance=pl.col(instance), line=pl.col("line"))
     rows = (
-        frame.select(
-            task=task_column, system=system_column, instance=pl.col(instance), line=pl.col("line"), *scores
-        )
-        .unpivot(index=["task", "system", "instance", "line"], on=scores, variable_name="metric", value_name="value")
+        frame.select(keys.alias(key), *scores)
+        .unpivot(index=key, on=scores, variable_name="_metric_", value_name="_value_")
+        .unnest(key)
+        .rename({"_metric_": "metric", "_value_": "value"})
         .sort("line", maintain_order=True)
         .with_columns(benchmark=pl.lit(benchmark))
     )
