@@ -23,10 +23,27 @@ def _scale(value: float, low: float, high: float, start: float, end: float) -> f
     return start if high == low else start + (value - low) / (high - low) * (end - start)
 
 
-def band_plot(summary: pl.DataFrame, *, x: str, title: str, x_label: str, y_label: str = "Kendall tau") -> str:
-    """An SVG line-and-band plot of ``summary`` (columns ``method``, ``x``, ``tau_mean``, ``tau_low``, ``tau_high``)."""
+def method_colours(methods: list[str]) -> dict[str, str]:
+    """One colour per method, the same in every plot of a page."""
+    return {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(sorted(set(methods)))}
+
+
+def band_plot(
+    summary: pl.DataFrame,
+    *,
+    x: str,
+    title: str,
+    x_label: str,
+    y_label: str = "Kendall tau",
+    colours: dict[str, str] | None = None,
+) -> str:
+    """An SVG line-and-band plot of ``summary`` (columns ``method``, ``x``, ``tau_mean``, ``tau_low``, ``tau_high``).
+
+    ``colours`` maps methods to colours (default: :func:`method_colours` of this summary).
+    """
     if summary.height == 0:
         return f'<p class="empty">{escape(title)}: no data</p>'
+    colours = colours or method_colours(summary.get_column("method").to_list())
     data = summary.select("method", pl.col(x).cast(pl.Float64).alias("x"), "tau_mean", "tau_low", "tau_high").sort("method", "x")
     x_low, x_high = data["x"].min(), data["x"].max()
     y_low = min(-1.0 if data["tau_low"].min() < 0 else 0.0, data["tau_low"].min())
@@ -57,7 +74,7 @@ def band_plot(summary: pl.DataFrame, *, x: str, title: str, x_label: str, y_labe
         f'transform="rotate(-90 12 {(top + bottom) / 2})">{escape(y_label)}</text>'
     )
     for index, (method, rows) in enumerate(data.group_by("method", maintain_order=True)):
-        colour = PALETTE[index % len(PALETTE)]
+        colour = colours[method[0]]
         xs, means, lows, highs = (rows[c].to_list() for c in ("x", "tau_mean", "tau_low", "tau_high"))
         band = [f"{px(a)},{py(b)}" for a, b in zip(xs, highs, strict=True)]
         band += [f"{px(a)},{py(b)}" for a, b in zip(reversed(xs), reversed(lows), strict=True)]

@@ -307,6 +307,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"left out {len(pickles)} bundled pickle(s): ingest them with 'scorehouse ingest --trust-pickle PATH'")
     print_summary(args.home)
     failures = print_rankings(rank_flow(home=args.home))
+    from flows.report import write_report
+    from warehouse.queries import latest_snapshot_ids
+    from warehouse.storage import Warehouse
+
+    warehouse = Warehouse(args.home)
+    path = write_report(warehouse, latest_snapshot_ids(warehouse), warehouse.home / "report.html")
+    print(f"\nHTML report of the latest rankings: {path}")
     return 0 if not report.rejected_files and not failures else 1
 
 
