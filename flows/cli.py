@@ -248,6 +248,25 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_synth(args: argparse.Namespace) -> int:
+    from flows.synth import write_synthetic
+    from transforms.synth import SynthSpec, instances_for
+
+    instances = args.instances
+    if args.scores is not None:
+        instances = instances_for(args.scores, benchmarks=args.benchmarks, tasks=args.tasks,
+                                  metrics=args.metrics, systems=args.systems)
+    spec = SynthSpec(
+        benchmarks=args.benchmarks, tasks=args.tasks, metrics=args.metrics, instances=instances,
+        systems=args.systems, phi=args.phi, corrupted_fraction=args.corrupted, rescale=args.rescale,
+        missing_fraction=args.missing, seed=args.seed,
+    )
+    summary = write_synthetic(spec, args.output, tuple(args.format or ("csv", "parquet")))
+    print(f"wrote {summary['n_scores']} scores ({spec.benchmarks} benchmark(s) x {spec.tasks} tasks x "
+          f"{spec.metrics} metrics x {spec.instances} instances x up to {spec.systems} systems) to {args.output}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: ingest the bundled real dumps, rank every benchmark, print the leaderboards."""
     _quiet_prefect()
@@ -322,6 +341,22 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("csv", "parquet", "json", "html"), required=True)
     export.add_argument("--output", type=Path, required=True)
     export.set_defaults(handler=cmd_export)
+
+    synth = sub.add_parser("synth", help="write synthetic instance-level dumps with a known true ranking")
+    synth.add_argument("--output", type=Path, required=True, help="folder to write csv/, parquet/ and spec.json into")
+    synth.add_argument("--scores", type=int, help="total number of scores (sets --instances)")
+    synth.add_argument("--benchmarks", type=int, default=1)
+    synth.add_argument("--tasks", type=int, default=16, help="tasks (language pairs, datasets) per benchmark")
+    synth.add_argument("--metrics", type=int, default=17)
+    synth.add_argument("--instances", type=int, default=2000, help="instances (segments) per task")
+    synth.add_argument("--systems", type=int, default=15, help="systems per benchmark")
+    synth.add_argument("--phi", type=float, default=0.5, help="dispersion: system n scores phi*n + Gumbel noise")
+    synth.add_argument("--corrupted", type=float, default=0.0, help="fraction of tasks whose ranking is reversed")
+    synth.add_argument("--rescale", type=float, default=1.0, help="factor applied to one task's scores")
+    synth.add_argument("--missing", type=float, default=0.0, help="fraction of (system, task) cells left out")
+    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--format", action="append", choices=("csv", "parquet"), help="default: both")
+    synth.set_defaults(handler=cmd_synth)
 
     run = sub.add_parser("run", help="the main job: ingest the bundled dumps, rank them, print the leaderboards")
     run.set_defaults(handler=cmd_run)

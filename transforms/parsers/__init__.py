@@ -86,6 +86,7 @@ def parse_file(
 from transforms.parsers import (  # noqa: E402,F401
     gem_scores,
     instance_long,
+    instance_parquet,
     instance_wide,
     leaderboard_rankingnlp,
     leaderboard_value,
