@@ -68,13 +68,25 @@ def print_summary(home: str | None) -> None:
         _print_frame(query_frame(con, SUMMARY_SQL))
 
 
+def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
+    """``flow`` with the task runner of ``--runner``/``--workers``/``--address``, and whether it is parallel."""
+    from flows.runners import RunnerError, runner_options
+
+    try:
+        options = runner_options(args.runner, args.workers, args.address)
+    except RunnerError as error:
+        raise SystemExit(f"scorehouse {args.command}: {error}") from None
+    return (flow.with_options(**options) if options else flow), bool(options)
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     _quiet_prefect()
     from flows.ingest import ingest_flow
 
-    report = ingest_flow(
+    flow, parallel = _with_runner(ingest_flow, args)
+    report = flow(
         [str(p) for p in args.paths], home=args.home, format=args.format, benchmark=args.benchmark,
-        trust_pickle=args.trust_pickle, progress=sys.stderr.isatty(),
+        trust_pickle=args.trust_pickle, progress=sys.stderr.isatty() and not parallel, parallel=parallel,
     )
     print_ingest_report(report)
     print_summary(args.home)
@@ -143,7 +155,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from flows.rank import rank_flow
 
     runs = _method_runs(args)
-    outcomes = rank_flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs)
+    flow, parallel = _with_runner(rank_flow, args)
+    outcomes = flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs, parallel=parallel)
     return 1 if print_rankings(outcomes) else 0
 
 
@@ -280,6 +293,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0 if not report.rejected_files and not failures else 1
 
 
+def add_runner_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--runner", choices=("local", "dask"), default="local",
+                        help="run the per-file / per-partition tasks in process (default) or on Dask")
+    parser.add_argument("--workers", type=int, help="with --runner dask: worker processes of a local cluster (default 2)")
+    parser.add_argument("--address", help="with --runner dask: an existing cluster's scheduler, e.g. tcp://host:8786")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scorehouse", description=__doc__.splitlines()[0])
     parser.add_argument("--home", help="warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
@@ -290,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--format", help="force a format instead of detecting it")
     ingest.add_argument("--benchmark", help="benchmark name instead of the one the parser derives")
     ingest.add_argument("--trust-pickle", action="store_true", help="allow pickles (unpickling runs code)")
+    add_runner_options(ingest)
     ingest.set_defaults(handler=cmd_ingest)
 
     sql = sub.add_parser("sql", help="run a SQL query on the catalog (read-only)")
@@ -305,6 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--method", action="append", help="registry method name (repeatable; default: a documented set)")
     rank.add_argument("--param", action="append", metavar="METHOD.KEY=VALUE", help="a method parameter (repeatable)")
     rank.add_argument("--two-step", action="store_true", help="run the --method(s) two-step (within groups, then across)")
+    add_runner_options(rank)
     rank.set_defaults(handler=cmd_rank)
 
     snapshots = sub.add_parser("snapshots", help="list ranking snapshots")
