@@ -104,6 +104,8 @@ def _decide_duplicates(checked: pl.DataFrame, usable: pl.DataFrame) -> pl.DataFr
                 pl.col("_values").cast(pl.List(pl.String)).list.join(" / "),
             )
         )
+        .when(duplicate & pl.col("_first_line").is_null())  # typed formats (Parquet) have rows, not lines
+        .then(pl.format("exact duplicate of row {}", (pl.col("_first_row") + 1).cast(pl.String)))
         .when(duplicate)
         .then(pl.format("exact duplicate of line {}", pl.col("_first_line").cast(pl.String)))
         .otherwise(pl.lit(None, dtype=pl.String))
