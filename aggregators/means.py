@@ -37,7 +37,7 @@ def _require_positive(profile: Profile, method: str) -> None:
         v, s = bad[0]
         raise NonPositiveScoresError(
             f"method {method!r} needs positive scores but voter {profile.voters[v]!r} gives system "
-            f"{profile.systems[s]!r} the score {profile.scores[v, s]!r} ({len(bad)} scores are <= 0); "
+            f"{profile.systems[s]!r} the score {float(profile.scores[v, s])} ({len(bad)} scores are <= 0); "
             f"use 'mean', or shift the scores explicitly (for example add a constant to that voter's "
             f"scores) so that every score is positive"
         )

@@ -279,25 +279,17 @@ def run(
             f"method {name!r}: parameter 'across' only applies with two_step=True, got across={across!r}"
         )
     profile = build_profile(ballots)
-    if not two_step:
-        result = score_profile(name, profile, params)
-        return RankingResult(
-            ranking=ranking_table(profile.systems, result.scores),
-            method=name,
-            params=params,
-            two_step=False,
-            across=None,
-            n_voters=len(profile.voters),
-            n_systems=len(profile.systems),
-            notes=result.notes,
-        )
-    second = across or name
-    second_profile, result = score_two_step(name, profile, params, across=second, across_params=across_params)
+    second = (across or name) if two_step else None
+    if second is None:
+        scored_systems, result = profile.systems, score_profile(name, profile, params)
+    else:
+        second_profile, result = score_two_step(name, profile, params, across=second, across_params=across_params)
+        scored_systems = second_profile.systems
     return RankingResult(
-        ranking=ranking_table(second_profile.systems, result.scores),
+        ranking=ranking_table(scored_systems, result.scores),
         method=name,
         params=params,
-        two_step=True,
+        two_step=two_step,
         across=second,
         n_voters=len(profile.voters),
         n_systems=len(profile.systems),

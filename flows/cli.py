@@ -30,6 +30,10 @@ def _quiet_prefect() -> None:
     """Prefect without a server, analytics or chatter, unless the user configured otherwise."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    # The temporary in-process server logs its own shutdown races (events it could
+    # not flush as the process exits) as errors: they concern Prefect's run
+    # history, never our data, so they are not shown unless asked for.
+    os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
 
 
@@ -130,6 +134,8 @@ def print_rankings(outcomes) -> int:  # noqa: ANN001
         for m in outcome.methods:
             for note in m.notes:
                 print(f"  {m.run.label}: {note}")
+            if m.skipped:
+                print(f"  {m.run.label}: skipped: {m.skipped}")
             if m.error:
                 failures += 1
                 print(f"  {m.run.label}: not ranked: {m.error}", file=sys.stderr)
@@ -195,9 +201,12 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     _quiet_prefect()
-    from flows.refresh import serve_refresh
+    from flows.prefect_server import prefect_api
 
-    serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
+    with prefect_api():
+        from flows.refresh import serve_refresh
+
+        serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
     return 0
 
 
@@ -209,6 +218,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from warehouse.storage import Warehouse
 
     warehouse = Warehouse(args.home)
+    if args.previous and not args.latest:
+        raise SystemExit("scorehouse diff: --previous goes with --latest")
     if args.latest:
         from warehouse.queries import latest_snapshot_ids
 
@@ -280,14 +291,52 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_analyze(args: argparse.Namespace) -> int:
+    _quiet_prefect()
+    import polars as pl
+
+    from flows.analyze import EXPERIMENTS, analyze_flow
+
+    experiments = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
+    outcomes = analyze_flow(
+        args.benchmark, home=args.home, experiments=experiments, methods=args.methods,
+        repetitions=args.repetitions, seed=args.seed,
+    )
+    for outcome in outcomes:
+        state = "new" if outcome.new else "unchanged"
+        print(f"\n== {args.benchmark}: {outcome.experiment} (analysis {outcome.analysis_id or '-'}, {state})")
+        for note in outcome.notes:
+            print(f"  note: {note}")
+        if "pairs" in outcome.tables:
+            _print_frame(outcome.tables["pairs"])
+            _print_frame(outcome.tables["moves"].select("method_a", "method_b", "system", "explanation"), max_rows=30)
+        elif "summary" in outcome.tables:
+            summary = outcome.tables["summary"]
+            if outcome.experiment == "scaling":  # the worst task per factor: which methods move at all
+                summary = summary.group_by("method", "setting").agg(pl.col("tau_mean").min().alias("worst_tau"))
+                _print_frame(summary.pivot("method", index="setting", values="worst_tau").sort("setting"))
+            else:
+                wide = summary.pivot("method", index=["condition", "setting"], values="tau_mean")
+                _print_frame(wide.sort("condition", "setting"))
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: ingest the bundled real dumps, rank every benchmark, print the leaderboards."""
     _quiet_prefect()
     from flows.ingest import ingest_flow
     from flows.rank import rank_flow
 
-    report = ingest_flow([str(BUNDLED_DATA)], home=args.home, trust_pickle=False, progress=sys.stderr.isatty())
+    from flows.ingest import expand_paths
+
+    files, _ = expand_paths([BUNDLED_DATA])
+    # The bundled pickles are test fixtures of the --trust-pickle path; the main job leaves them out.
+    pickles = [f for f in files if f.suffix == ".pickle"]
+    report = ingest_flow(
+        [str(f) for f in files if f not in pickles], home=args.home, trust_pickle=False, progress=sys.stderr.isatty()
+    )
     print_ingest_report(report)
+    print(f"left out {len(pickles)} bundled pickle(s): ingest them with 'scorehouse ingest --trust-pickle PATH'")
     print_summary(args.home)
     failures = print_rankings(rank_flow(home=args.home))
     return 0 if not report.rejected_files and not failures else 1
@@ -348,6 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff = sub.add_parser("diff", help="what changed between two ranking snapshots")
     diff.add_argument("ids", nargs="*", help="two snapshot ids: before and after")
     diff.add_argument("--latest", action="store_true", help="compare each latest snapshot with its previous one")
+    diff.add_argument("--previous", action="store_true", help="with --latest: against the previous snapshot (the default)")
     diff.add_argument("--benchmark")
     diff.add_argument("--method")
     diff.add_argument("--top-k", type=int, default=3)
@@ -379,6 +429,14 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--seed", type=int, default=0)
     synth.add_argument("--format", action="append", choices=("csv", "parquet"), help="default: both")
     synth.set_defaults(handler=cmd_synth)
+
+    analyze = sub.add_parser("analyze", help="robustness experiments and method disagreement on one benchmark")
+    analyze.add_argument("--benchmark", required=True, help="a benchmark in the warehouse, or 'synthetic'")
+    analyze.add_argument("--experiment", choices=("agreement", "tasks", "missing", "scaling", "all"), default="all")
+    analyze.add_argument("--methods", nargs="+", help="registry method names (default: a documented set of six)")
+    analyze.add_argument("--repetitions", type=int, default=100)
+    analyze.add_argument("--seed", type=int, default=0)
+    analyze.set_defaults(handler=cmd_analyze)
 
     run = sub.add_parser("run", help="the main job: ingest the bundled dumps, rank them, print the leaderboards")
     run.set_defaults(handler=cmd_run)

@@ -39,7 +39,7 @@ from flows.common import refresh_catalog
 from flows.runners import map_tasks
 from transforms.ballots import ballots as make_ballots
 from transforms.dense import dense_partition
-from transforms.rank_plan import MethodRun, complete_ballots, default_runs
+from transforms.rank_plan import MethodRun, NotApplicable, complete_ballots, default_runs
 from warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition
 from warehouse.queries import benchmark_scores
 from warehouse.snapshots import (
@@ -62,6 +62,7 @@ class MethodOutcome:
     ranking: pl.DataFrame | None = None
     notes: tuple[str, ...] = ()
     error: str | None = None
+    skipped: str | None = None
 
 
 @dataclass
@@ -83,9 +84,9 @@ def rank_ballots(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> Ra
 
     notes: tuple[str, ...] = ()
     info = REGISTRY.get(method_run.method)
-    if info is not None and not info.handles_missing:
-        ballots, notes = complete_ballots(ballots, level)
     try:
+        if info is not None and not info.handles_missing:
+            ballots, notes = complete_ballots(ballots, level)
         result = run(method_run.method, ballots, two_step=method_run.two_step, params=method_run.params)
     except AggregationError as error:
         return error
@@ -109,6 +110,11 @@ def partial_parts(runs: list[MethodRun]) -> tuple[str, ...] | None:
 
 def finish(partial: Partial, method_run: MethodRun) -> RankingResult | AggregationError:
     """The ranking of one partition-wise method run from the combined partial results."""
+    if method_run.method in ("borda", "mean") and partial.n_complete == 0:
+        return NotApplicable(
+            "no voter has a score for every system, so a method that needs complete ballots has nothing to rank; "
+            "borda_partial and the majority-relation rules handle it"
+        )
     try:
         if method_run.method == "bradley_terry":
             return finish_bradley_terry(partial, **method_run.params)
@@ -142,6 +148,9 @@ def store_results(
 ) -> BenchmarkOutcome:
     """Write one snapshot per successful method run; record the refusals."""
     for method_run, result in results:
+        if isinstance(result, NotApplicable):
+            outcome.methods.append(MethodOutcome(method_run, skipped=str(result)))
+            continue
         if isinstance(result, AggregationError):
             outcome.methods.append(MethodOutcome(method_run, error=str(result)))
             continue
@@ -211,7 +220,9 @@ def rank_benchmark(
     return store_results(warehouse, outcome, results, fingerprint, load_ids, version)
 
 
-@flow(name="rank", log_prints=False)
+# The parameters are internal objects (MethodRun), not user input: Prefect's
+# pydantic validation cannot resolve them in a served process, and need not.
+@flow(name="rank", log_prints=False, validate_parameters=False)
 def rank_flow(
     home: str | None = None,
     benchmarks: list[str] | None = None,

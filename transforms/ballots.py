@@ -27,6 +27,12 @@ class BallotsError(ValueError):
     """The scores cannot be turned into ballots as asked (unknown benchmark or level)."""
 
 
+def _at_level(scores: pl.LazyFrame, level: str) -> pl.LazyFrame:
+    if level not in LEVELS:
+        raise BallotsError(f"level must be one of {LEVELS}, got {level!r}")
+    return scores.filter(pl.col("instance").is_null() if level == "task" else pl.col("instance").is_not_null())
+
+
 def _oriented(scores: pl.LazyFrame, metrics: pl.LazyFrame, include_unranked: bool) -> pl.LazyFrame:
     joined = scores.join(
         metrics.select(pl.col(c).cast(t) for c, t in METRICS.items()),
@@ -55,11 +61,7 @@ def ballots(
     ``scores`` should hold one benchmark (several benchmarks are allowed, and
     their voters are then kept apart by the benchmark name in the voter).
     """
-    if level not in LEVELS:
-        raise BallotsError(f"level must be one of {LEVELS}, got {level!r}")
-    scores, metrics = scores.lazy(), metrics.lazy()
-    at_level = scores.filter(pl.col("instance").is_null() if level == "task" else pl.col("instance").is_not_null())
-    oriented = _oriented(at_level, metrics, include_unranked)
+    oriented = _oriented(_at_level(scores.lazy(), level), metrics.lazy(), include_unranked)
     voter_parts = ["task", "metric"] if level == "task" else ["task", "metric", "instance"]
     if level == "task":
         group = pl.col("group").fill_null(pl.col("task"))
@@ -87,12 +89,8 @@ def rank_table(
     rank (1 = best after orientation, ties share the smallest rank, null for a
     missing score) and n_ranked (systems with a score for that voter).
     """
-    if level not in LEVELS:
-        raise BallotsError(f"level must be one of {LEVELS}, got {level!r}")
-    scores, metrics = scores.lazy(), metrics.lazy()
-    at_level = scores.filter(pl.col("instance").is_null() if level == "task" else pl.col("instance").is_not_null())
     keys = ["benchmark", "task", "metric"] + (["instance"] if level == "instance" else [])
-    oriented = _oriented(at_level, metrics, include_unranked)
+    oriented = _oriented(_at_level(scores.lazy(), level), metrics.lazy(), include_unranked)
     return oriented.select(
         *keys,
         "system",

@@ -38,20 +38,38 @@ def glob_regex(pattern: str) -> str:
         elif char == "?":
             parts.append(".")
         elif char == "[":
-            close = pattern.find("]", i + 1 if i < len(pattern) and pattern[i] in "!]" else i)
+            start = i + 1 if i < len(pattern) and pattern[i] == "!" else i
+            start += 1 if start < len(pattern) and pattern[start] == "]" else 0  # a leading ] is literal
+            close = pattern.find("]", start)
             if close == -1:
                 parts.append(re.escape(char))
                 continue
             body = pattern[i:close]
             i = close + 1
-            negate = body.startswith("!")
-            body = body[1:] if negate else body
-            escaped = body.replace("\\", "\\\\").replace("[", "\\[").replace("^", "\\^")
-            parts.append(f"[{'^' if negate else ''}{escaped}]")
+            parts.append(_character_class(body))
         else:
             parts.append(re.escape(char))
     parts.append("$")
     return "(?s)" + "".join(parts)
+
+
+def _character_class(body: str) -> str:
+    """A glob ``[...]`` body as a regex class; reversed ranges match nothing, as in fnmatch."""
+    negate = body.startswith("!")
+    body = body[1:] if negate else body
+    items, j = [], 0
+    while j < len(body):
+        if j + 2 < len(body) and body[j + 1] == "-":
+            low, high = body[j], body[j + 2]
+            if low <= high:
+                items.append(f"{re.escape(low)}-{re.escape(high)}")
+            j += 3
+        else:
+            items.append(re.escape(body[j]))
+            j += 1
+    if not items:  # Rust regex has no lookaround: spell "nothing" and "anything" as classes
+        return r"[\s\S]" if negate else r"[^\s\S]"
+    return f"[{'^' if negate else ''}{''.join(items)}]"
 
 
 def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:

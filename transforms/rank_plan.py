@@ -25,7 +25,7 @@ from typing import Any
 import polars as pl
 
 from aggregators import REGISTRY
-from aggregators.errors import InvalidParameterError
+from aggregators.errors import AggregationError, InvalidParameterError
 
 KEMENY_DEFAULT_MAX = 12
 
@@ -36,6 +36,15 @@ INSTANCE_DEFAULTS: tuple[tuple[str, bool], ...] = (
     ("borda", True),
     ("bradley_terry", False),
 )
+
+
+class NotApplicable(AggregationError):
+    """A method that needs complete ballots has no complete part to run on.
+
+    Not a failure of the run: the benchmark is missing-by-design for it, and
+    the methods that handle missing scores (``borda_partial``, the
+    majority-relation rules) rank it instead.
+    """
 
 
 @dataclass(frozen=True)
@@ -95,8 +104,15 @@ def complete_ballots(ballots: pl.DataFrame, level: str) -> tuple[pl.DataFrame, t
     if level == "task":
         dropped = missing.get_column("system").unique().sort().to_list()
         kept = ballots.filter(~pl.col("system").is_in(dropped) & pl.col("score").is_not_null())
-        return kept, (f"complete systems only: left out {len(dropped)} system(s) with missing scores: "
-                      + ", ".join(dropped),)
-    dropped_voters = missing.get_column("voter").n_unique()
-    kept = ballots.filter(~pl.col("voter").is_in(missing.get_column("voter").unique().implode()))
-    return kept, (f"complete voters only: left out {dropped_voters} voter(s) with missing scores",)
+        note = f"complete systems only: left out {len(dropped)} system(s) with missing scores: " + ", ".join(dropped)
+    else:
+        dropped_voters = missing.get_column("voter").unique()
+        kept = ballots.filter(~pl.col("voter").is_in(dropped_voters.implode()))
+        note = f"complete voters only: left out {dropped_voters.len()} voter(s) with missing scores"
+    if kept.height == 0:
+        whole = "system" if level == "task" else "voter"
+        raise NotApplicable(
+            f"no {whole} has a score for every {'voter' if level == 'task' else 'system'}, so a method that "
+            f"needs complete ballots has nothing to rank; borda_partial and the majority-relation rules handle it"
+        )
+    return kept, (note,)

@@ -32,6 +32,9 @@ Views:
     level, method, parameters).
 ``quarantine``, ``rejected_files``
     rows and whole files that could not be used, with the reason.
+``analyses``, ``analysis_results``, ``analysis_summaries``, ``method_pairs``, ``method_moves``
+    analysis manifests and their tables (:mod:`warehouse.analyses`), each
+    table row with its ``analysis_id``, benchmark, level and experiment.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ from pathlib import Path
 import polars as pl
 
 from warehouse.schema import LOADS, METRICS, QUARANTINE, SCORES
+from aggregators.disagreement import MOVES_SCHEMA, PAIRS_SCHEMA
+from aggregators.robustness import SUMMARY_SCHEMA, TABLE_SCHEMA
+from warehouse.analyses import ANALYSIS_MANIFEST
 from warehouse.snapshots import SNAPSHOT_MANIFEST, SNAPSHOT_RANKING
 from warehouse.storage import REJECTED, Warehouse, atomic_write_parquet
 
@@ -134,6 +140,29 @@ def _scores_view(shared: pl.DataFrame) -> str:
         WHERE newest = 1"""
 
 
+# Analysis table name -> (view name, schema): one view per kind of table, over every analysis.
+ANALYSIS_VIEWS = {
+    "results": ("analysis_results", TABLE_SCHEMA),
+    "summary": ("analysis_summaries", SUMMARY_SCHEMA),
+    "pairs": ("method_pairs", PAIRS_SCHEMA),
+    "moves": ("method_moves", MOVES_SCHEMA),
+}
+
+
+def _analysis_view(home: Path, table: str) -> str:
+    """Every analysis's ``table`` with the manifest's benchmark, level and experiment."""
+    view, schema = ANALYSIS_VIEWS[table]
+    files = home / "analyses" / f"benchmark=*/analysis=*/{table}.parquet"
+    if any(files.parent.parent.parent.glob(f"benchmark=*/analysis=*/{table}.parquet")):
+        relation = f"SELECT * EXCLUDE (benchmark) FROM read_parquet({_sql_path(files)}, hive_partitioning = true)"
+    else:
+        columns = ", ".join(f"CAST(NULL AS {_duckdb_type(t)}) AS {c}" for c, t in schema.items())
+        relation = f"SELECT {columns}, CAST(NULL AS VARCHAR) AS analysis WHERE false"
+    return f"""CREATE VIEW {view} AS
+        SELECT m.analysis_id, m.benchmark, m.level, m.experiment AS analysis_experiment, t.* EXCLUDE (analysis)
+        FROM ({relation}) AS t JOIN analyses AS m ON m.analysis_id = t.analysis"""
+
+
 def view_statements(warehouse: Warehouse) -> list[str]:
     """The CREATE VIEW statements of the catalog, in dependency order."""
     home = warehouse.home
@@ -189,6 +218,8 @@ def view_statements(warehouse: Warehouse) -> list[str]:
                 WHERE newest = 1)""",
         f"CREATE VIEW quarantine AS {_relation('*.parquet', home / 'quarantine', QUARANTINE)}",
         f"CREATE VIEW rejected_files AS {_relation('*.parquet', home / 'rejected', REJECTED)}",
+        f"CREATE VIEW analyses AS {_relation('*.parquet', home / 'analysis_manifests', ANALYSIS_MANIFEST)}",
+        *(_analysis_view(home, table) for table in ANALYSIS_VIEWS),
     ]
 
 

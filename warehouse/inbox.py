@@ -10,7 +10,10 @@ there gets a numeric suffix rather than overwriting the earlier file.
 
 from __future__ import annotations
 
+import fcntl
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 PROCESSED = "processed"
@@ -35,3 +38,15 @@ def move_out(path: Path, inbox: Path, outcome: str) -> Path:
         suffix += 1
     os.replace(path, target)
     return target
+
+
+@contextmanager
+def inbox_lock(inbox: Path) -> Iterator[None]:
+    """One refresh of an inbox at a time: a scheduled run that starts while the
+    previous one is still working waits for it, then finds nothing new."""
+    with open(inbox / ".refresh.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -25,14 +25,11 @@ from typing import Any
 
 import polars as pl
 
+from aggregators.ranking import RANKING_SCHEMA
 from warehouse.storage import Warehouse, atomic_write_parquet
 
-SNAPSHOT_RANKING: dict[str, pl.DataType] = {
-    "system": pl.String(),
-    "score": pl.Float64(),
-    "rank": pl.Int64(),
-    "tied": pl.Boolean(),
-}
+# A snapshot stores the aggregators' ranking contract as is: its schema is theirs.
+SNAPSHOT_RANKING = RANKING_SCHEMA
 
 SNAPSHOT_MANIFEST: dict[str, pl.DataType] = {
     "snapshot_id": pl.String(),

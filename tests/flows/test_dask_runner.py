@@ -27,8 +27,8 @@ def current_scores(home) -> pl.DataFrame:
 
 
 def rankings(outcomes) -> dict:
-    """Each method's ranking, or its refusal (Borda and the mean refuse when no voter is complete)."""
-    return {(o.benchmark, m.run.label): m.error or m.ranking for o in outcomes for m in o.methods}
+    """Each method's ranking, or why it did not rank (Borda and the mean skip when no voter is complete)."""
+    return {(o.benchmark, m.run.label): m.error or m.skipped or m.ranking for o in outcomes for m in o.methods}
 
 
 @pytest.mark.slow

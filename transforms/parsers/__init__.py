@@ -7,6 +7,7 @@ whose loading executes code (pickles) are refused unless ``trust_pickle=True``.
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 from transforms.parsers.base import Format, Parsed, ParseError
@@ -24,15 +25,25 @@ def register_format(fmt: Format) -> Format:
 
 
 def read_head(path: Path) -> bytes:
-    """The first bytes of ``path``, decompressed when it is gzip."""
-    import gzip
+    """The first bytes of ``path``, decompressed when it is gzip.
 
+    Decompressed incrementally, so a truncated or corrupt gzip file still shows
+    its head to the sniffers and its parser can say exactly what is wrong.
+    """
     with open(path, "rb") as handle:
         head = handle.read(SNIFF_BYTES)
-    if head[:2] == b"\x1f\x8b":
-        with gzip.open(path, "rb") as handle:
-            head = handle.read(SNIFF_BYTES)
-    return head
+        if head[:2] != b"\x1f\x8b":
+            return head
+        stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        text = b""
+        block = head
+        try:
+            while block and len(text) < SNIFF_BYTES:
+                text += stream.decompress(block, SNIFF_BYTES - len(text))
+                block = stream.unconsumed_tail or handle.read(SNIFF_BYTES)
+        except zlib.error:
+            pass  # keep what decompressed before the damage
+    return text
 
 
 def detect_format(path: Path) -> Format:

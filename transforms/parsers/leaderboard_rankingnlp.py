@@ -43,6 +43,10 @@ HEADERS = {("Model",) + tuple(c for t in tasks for c in t.split_columns): family
 # File names whose content is not the leaderboard itself but an experiment
 # input derived from it, kept apart from the real scrape by default.
 DERIVED_BENCHMARKS = {"xtreme_missing.csv": "xtreme-missing"}
+# sample_df/glue.* glue team and model together without a separator, so their
+# system names cannot match glue.data's: a benchmark of their own keeps the
+# same systems from appearing twice under two names.
+DERIVED_FOLDERS = {"sample_df": "glue-2022-sample"}
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -84,7 +88,8 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     return table_rows(
         table,
         system=normalized_names(pl.col("c0")),
-        benchmark=benchmark or DERIVED_BENCHMARKS.get(path.name, default_benchmark),
+        benchmark=benchmark
+        or DERIVED_BENCHMARKS.get(path.name, DERIVED_FOLDERS.get(path.parent.name, default_benchmark)),
         columns=columns,
         notes=repairs,
     )

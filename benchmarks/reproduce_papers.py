@@ -1,0 +1,128 @@
+"""Reproduce the papers' agreement and robustness figures on the real data of a warehouse; print Markdown.
+
+    python benchmarks/reproduce_papers.py [--home DIR] [--repetitions 100] [--seed 0] > tables.md
+
+Needs a warehouse built by ``scorehouse run`` (the bundled dumps).  The
+published missing-score curves are read from the bundled copies of the
+MissingDataRanking repository's ``task_level_correlations/*.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from aggregators import AggregationError, build_profile, kendall_tau, top_k_agreement  # noqa: E402
+from aggregators.disagreement import disagreement  # noqa: E402
+from aggregators.robustness import method_scores, sub_profile, summarise  # noqa: E402
+from aggregators.robustness_missing import missing_scores  # noqa: E402
+from transforms.ballots import ballots  # noqa: E402
+from transforms.rank_plan import complete_ballots  # noqa: E402
+from warehouse.catalog import connect, query_frame  # noqa: E402
+from warehouse.queries import benchmark_scores  # noqa: E402
+from warehouse.storage import Warehouse  # noqa: E402
+
+PUBLISHED = Path(__file__).resolve().parents[1] / "data/bundled/MissingDataRanking/task_level_correlations"
+SHOWN_ETAS = (1, 2, 4, 8, 12, 16, 18)  # indices into the published grid of 20 rates
+VOTE_N_RANK = ["borda", "copeland", "minimax", "plurality", "dowdall", "threshold", "baldwin"]
+
+
+def profile_of(warehouse: Warehouse, benchmark: str, complete: bool, systems: list[str] | None = None):
+    scores, metrics = benchmark_scores(warehouse, benchmark, "task")
+    if systems is not None:
+        scores = scores.filter(pl.col("system").is_in(systems))
+    frame = ballots(scores, metrics, level="task").collect()
+    return build_profile(complete_ballots(frame, "task")[0] if complete else frame)
+
+
+def systems_of_file(warehouse: Warehouse, name: str) -> list[str]:
+    with connect(warehouse) as con:
+        frame = query_frame(
+            con,
+            "SELECT DISTINCT h.system FROM scores_history h JOIN loads l USING (load_id) WHERE l.file_name LIKE ?",
+            [f"%/{name}"],
+        )
+    return sorted(frame["system"].to_list())
+
+
+def agreement_table(warehouse: Warehouse) -> list[str]:
+    lines = ["| benchmark | systems | top-1 | top-3 | top-10 | Kendall tau |", "|---|---|---|---|---|---|"]
+    for benchmark in ("glue", "glue-2022", "superglue", "superglue-2022", "xtreme"):
+        profile = profile_of(warehouse, benchmark, complete=True)
+        mean = dict(zip(profile.systems, method_scores("mean", profile, {})))
+        borda = dict(zip(profile.systems, method_scores("borda", profile, {})))
+        tops = [f"{top_k_agreement(mean, borda, k):.2f}" if k <= len(mean) else "-" for k in (1, 3, 10)]
+        lines.append(f"| {benchmark} | {len(mean)} | {' | '.join(tops)} | {kendall_tau(mean, borda):.3f} |")
+    return lines
+
+
+def published_curve(name: str, method: str) -> tuple[np.ndarray, np.ndarray]:
+    data = json.loads((PUBLISHED / f"{name}.json").read_text())
+    values = np.array([e["correlation"] for e in data["results"]["robustness"]["noise"][method]], dtype=float)
+    return np.array(data["etas"]), np.nanmean(values.reshape(data["samples"], len(data["etas"])), axis=0)
+
+
+def missing_table(warehouse: Warehouse, repetitions: int, seed: int) -> list[str]:
+    cases = [("glue_filtered", "glue-2022", "glue_filtered.csv"), ("superglue_filtered", "superglue-2022", "superglue_filtered.csv"),
+             ("xtrem_filtered", "xtreme", "xtrem_filtered.csv"), ("gem_filtered", "gem-avg", "gem_filtered.csv")]
+    lines = []
+    for name, benchmark, file_name in cases:
+        systems = systems_of_file(warehouse, file_name)
+        profile = profile_of(warehouse, benchmark, complete=False, systems=systems)
+        etas, published_borda = published_curve(name, "one_level")
+        _, published_mean = published_curve(name, "mean")
+        rates = [float(etas[i]) for i in SHOWN_ETAS]
+        summary = summarise(missing_scores(profile, ["borda_partial", "mean"], rates=rates, repetitions=repetitions, seed=seed,
+                                                  unit="voter"))
+        ours = {(m, round(s, 6)): t for m, s, t in summary.select("method", "setting", "tau_mean").iter_rows()}
+        lines += [f"\n**{name}** ({benchmark}, {len(profile.systems)} systems x {int((profile.weights > 0).sum())} "
+                  f"columns)\n",
+                  "| eta | borda_partial (ours) | Borda (published) | mean (ours) | mean (published) |",
+                  "|---|---|---|---|---|"]
+        for i, rate in zip(SHOWN_ETAS, rates):
+            row = [ours[("borda_partial", round(rate, 6))], published_borda[i], ours[("mean", round(rate, 6))], published_mean[i]]
+            lines.append(f"| {rate:.2f} | " + " | ".join("n/a" if v is None or np.isnan(v) else f"{v:.3f}" for v in row) + " |")
+    return lines
+
+
+def vote_n_rank_table(warehouse: Warehouse) -> list[str]:
+    lines = ["| benchmark | rule | winner | same winner as mean | Kendall tau to mean |", "|---|---|---|---|---|"]
+    for benchmark in ("glue", "superglue", "value"):
+        profile = profile_of(warehouse, benchmark, complete=True)
+        scores = {"mean": method_scores("mean", profile, {})}
+        for rule in VOTE_N_RANK:
+            try:
+                scores[rule] = method_scores(rule, profile, {})
+            except AggregationError as error:
+                lines.append(f"| {benchmark} | {rule} | not ranked: {str(error)[:60]}… | | |")
+        pairs, _ = disagreement(profile, scores)
+        for row in pairs.filter(pl.col("method_a") == "mean").iter_rows(named=True):
+            lines.append(f"| {benchmark} | {row['method_b']} | {row['top1_b']} | {'no' if row['top1_differs'] else 'yes'} "
+                         f"| {row['kendall_tau']:.3f} |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home")
+    parser.add_argument("--repetitions", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    warehouse = Warehouse(args.home)
+    print("### Mean versus Borda (top-k agreement and Kendall tau)\n")
+    print("\n".join(agreement_table(warehouse)))
+    print("\n### Robustness to missing scores (mean Kendall tau to the complete-data ranking)\n")
+    print("\n".join(missing_table(warehouse, args.repetitions, args.seed)))
+    print("\n### Vote'n'Rank rules against the mean\n")
+    print("\n".join(vote_n_rank_table(warehouse)))
+
+
+if __name__ == "__main__":
+    main()

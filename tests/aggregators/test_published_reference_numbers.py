@@ -1,0 +1,83 @@
+"""The published reference numbers of Vote'n'Rank (Rofin et al., 2023), reproduced through the
+whole real path: bundled leaderboard dump → parser → validation → bundled metric rules (weights
+0.5 for each half of a paired cell, 0 for the diagnostics, the leaderboard's own average left
+out) → ballots → the registry.  Numbers from the shared data README ("Reference numbers worth
+reusing"), obtained by running the Vote'n'Rank code; the leaderboards drop systems with a
+missing cell, as that code's ``dropna`` does.
+"""
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from aggregators import aggregate, run
+from transforms.ballots import ballots
+from transforms.catalog import check_rules, resolve_metrics
+from transforms.parsers import parse_file
+from transforms.validate import validate_rows
+
+REPO = Path(__file__).resolve().parents[2]
+TABLES = REPO / "data" / "bundled" / "vote_and_rank" / "tables"
+RULES = REPO / "warehouse" / "defaults" / "metric_rules.csv"
+
+
+def leaderboard(name: str, top: int | None = None) -> pl.DataFrame:
+    """Complete task-level ballots of a bundled Vote'n'Rank leaderboard (first ``top`` rows)."""
+    _, parsed = parse_file(TABLES / name)
+    rows = parsed.rows if top is None else parsed.rows.filter(pl.col("line") <= top + 1)
+    scores = validate_rows(rows, file=name, load_id="test").scores
+    rules = check_rules(pl.read_csv(RULES, infer_schema=False), str(RULES))
+    table = ballots(scores, resolve_metrics(scores, rules), level="task").collect()
+    incomplete = table.filter(pl.col("score").is_null()).get_column("system").unique().implode()
+    return table.filter(~pl.col("system").is_in(incomplete))
+
+
+def top(ranking: pl.DataFrame, n: int) -> list[tuple[str, float]]:
+    return [(s, round(v, 2)) for s, v in ranking.head(n).select("system", "score").iter_rows()]
+
+
+@pytest.fixture(scope="module")
+def glue_top30() -> pl.DataFrame:
+    return leaderboard("leaderboards - GLUE.csv", top=30)
+
+
+def test_glue_weighted_mean(glue_top30):
+    assert top(aggregate("mean", glue_top30), 3) == [
+        ("ERNIE", 91.18), ("StructBERT + CLEVER", 91.07), ("DeBERTa + CLEVER", 90.88)]
+
+
+def test_glue_borda_with_max_ties(glue_top30):
+    assert top(aggregate("borda", glue_top30, ties="max"), 4) == [
+        ("ERNIE", 260.5), ("StructBERT + CLEVER", 256.0), ("DeBERTa + CLEVER", 247.5), ("DeBERTa / TuringNLRv4", 241.5)]
+
+
+def test_glue_condorcet_plurality_and_threshold_winners(glue_top30):
+    condorcet = run("condorcet", glue_top30)
+    assert condorcet.ranking.filter(pl.col("rank") == 1).get_column("system").to_list() == ["ERNIE"]
+    assert any("'ERNIE' is the Condorcet winner" in note for note in condorcet.notes)
+    plurality = aggregate("plurality", glue_top30)
+    assert set(plurality.filter(pl.col("rank") == 1).get_column("system")) == {"ERNIE", "GLUE Human Baselines"}
+    assert aggregate("threshold", glue_top30).row(0)[0] == "StructBERT + CLEVER"
+
+
+def test_superglue_reference_numbers():
+    table = leaderboard("leaderboards - SuperGLUE.csv")
+    assert table.get_column("system").n_unique() == 22
+    assert top(aggregate("mean", table), 1) == [("ERNIE 3.0", 90.62)]
+    borda = aggregate("borda", table, ties="max").head(3)
+    assert borda.get_column("score").to_list() == [155.0, 154.5, 153.0]
+    assert borda.get_column("system")[0] == "ERNIE 3.0" and borda.get_column("system")[2] == "DeBERTa / TuringNLRv4"
+    assert borda.get_column("system")[1].startswith("T5 + UDG")
+    condorcet = run("condorcet", table)
+    assert condorcet.ranking.get_column("rank").to_list() == [1] * 22  # no winner: everyone ties
+    assert any("no Condorcet winner" in note for note in condorcet.notes)
+    assert top(aggregate("copeland", table), 2) == [("SuperGLUE Human Baselines", 20.0), ("ERNIE 3.0", 19.0)]
+
+
+def test_value_without_the_human_row():
+    table = leaderboard("leaderboards - VALUE.csv")  # the Human row has missing cells: dropped
+    assert not table.filter(pl.col("system").str.contains("Human")).height
+    assert top(aggregate("mean", table), 1) == [("craig.starr (ensemble) Kakao Brain", 62.87)]
+    assert top(aggregate("borda", table, ties="max"), 3) == [
+        ("craig.starr (ensemble) Kakao Brain", 53.0), ("DuKG Baidu & KG", 39.0), ("HERO (AT->ST, PT+FT) VALUE baseline", 30.0)]
