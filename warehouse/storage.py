@@ -130,20 +130,28 @@ class Warehouse:
     def write_load(self, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame) -> None:
         """Write one load's partitions and quarantine, then its manifest (the commit point)."""
         scores = conform(scores, SCORES)
-        for name in scores.get_column("benchmark").unique().to_list():
+        names = scores.get_column("benchmark").unique().to_list()
+        for name in names:
             if not BENCHMARK_NAME.match(name):
                 raise ValueError(
                     f"benchmark name {name!r} cannot name a partition; use letters, digits and . _ + - "
                     f"(pass --benchmark to choose one)"
                 )
-        leveled = scores.with_columns(
-            level=pl.when(pl.col("instance").is_null()).then(pl.lit("task")).otherwise(pl.lit("instance"))
-        )
-        for (benchmark, level), part in leveled.group_by("benchmark", "level"):
-            atomic_write_parquet(part.drop("level"), self.score_path(benchmark, level, record.load_id))
+        task_rows = scores.get_column("instance").null_count()
+        if len(names) == 1 and task_rows in (0, scores.height):  # the usual load: one partition, no split
+            level = "task" if task_rows else "instance"
+            atomic_write_parquet(scores, self.score_path(names[0], level, record.load_id))
+            coverage = coverage_of(scores.with_columns(level=pl.lit(level)))
+        else:
+            leveled = scores.with_columns(
+                level=pl.when(pl.col("instance").is_null()).then(pl.lit("task")).otherwise(pl.lit("instance"))
+            )
+            for (benchmark, level), part in leveled.group_by("benchmark", "level"):
+                atomic_write_parquet(part.drop("level"), self.score_path(benchmark, level, record.load_id))
+            coverage = coverage_of(leveled)
         if quarantine.height:
             atomic_write_parquet(conform(quarantine, QUARANTINE), self.dir("quarantine") / f"{record.load_id}.parquet")
-        atomic_write_parquet(coverage_of(leveled), self.dir("coverage") / f"{record.load_id}.parquet")
+        atomic_write_parquet(coverage, self.dir("coverage") / f"{record.load_id}.parquet")
         atomic_write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
 
     def score_path(self, benchmark: str, level: str, load_id: str) -> Path:
