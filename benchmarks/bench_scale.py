@@ -167,6 +167,7 @@ def run_bench(n_scores: int, workdir: Path, seed: int, benchmarks: int, tasks: i
         phi=0.5, corrupted_fraction=0.1, rescale=10.0, seed=seed,
     )
     steps = Steps()
+    load_at_start = os.getloadavg()
     dumps = workdir / "dumps"
     with steps.step("synth (setup)", None):
         written = write_synthetic(spec, dumps)
@@ -246,7 +247,9 @@ def run_bench(n_scores: int, workdir: Path, seed: int, benchmarks: int, tasks: i
     return {
         "scores": written["n_scores"],
         "spec": spec.as_dict(),
-        "machine": {"cpus": os.cpu_count(), "load_average_at_end": os.getloadavg()},
+        # Load averages (1, 5, 15 min): other work on the machine stretches wall times, not CPU times.
+        "machine": {"cpus": os.cpu_count(), "load_average_at_start": load_at_start,
+                    "load_average_at_end": os.getloadavg()},
         "steps": rows_out,
         "kendall_tau": taus,
     }
