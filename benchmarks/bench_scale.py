@@ -141,16 +141,27 @@ def missing_cells(shape, fraction: float, seed: int) -> pl.DataFrame:  # noqa: A
 
 
 def partition_pass(warehouse, shape, metrics, parts, drop: pl.DataFrame | None = None):  # noqa: ANN001, ANN201
-    """Combined partials of every partition (the rank flow's partition tasks, without Prefect)."""
+    """Combined partials of every partition (the rank flow's partition tasks, without Prefect).
+
+    ``drop`` lists (task, system) cells to treat as missing: their cells are
+    blanked in the dense matrix, which is what leaving their rows out of the
+    dumps gives (the voters keep their other systems).
+    """
+    from transforms.ballots import VOTER_SEPARATOR
     from warehouse.partitions import read_partition
 
     partials = []
     for partition in shape.partitions:
-        scores = read_partition(warehouse, partition)
+        dense = dense_partition(read_partition(warehouse, partition), metrics, shape.systems)
+        scores = dense.scores
         if drop is not None:
-            scores = scores.join(drop, on=["task", "system"], how="anti")
-        dense = dense_partition(scores, metrics, shape.systems)
-        partials.append(partial_of(dense.systems, dense.scores, dense.weights, dense.groups, dense.group_names, parts=parts))
+            task_of_group = [g.split(VOTER_SEPARATOR)[0] for g in dense.group_names]
+            blank = np.zeros((len(task_of_group), len(shape.systems)), dtype=bool)
+            index = {s: i for i, s in enumerate(shape.systems)}
+            for task, system in drop.iter_rows():  # a loop over (task, system) cells: hundreds
+                blank[[g for g, t in enumerate(task_of_group) if t == task], index[system]] = True
+            scores = np.where(blank[dense.groups], np.nan, scores)
+        partials.append(partial_of(dense.systems, scores, dense.weights, dense.groups, dense.group_names, parts=parts))
     return combine(partials)
 
 
