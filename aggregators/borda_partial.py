@@ -114,9 +114,21 @@ def pairwise_probabilities(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     and did not tie them: the voters whose verdict on the pair was observed
     rather than imputed.  Raises :class:`InvalidBallotsError` if every weight is 0.
     """
-    scores = profile.scores
-    weights = profile.weights
     total = total_weight(profile)
+    wins, ties = pair_counts(profile.scores, np.column_stack([profile.weights, profile.weights > 0]))
+    probabilities = probability_sums(profile.scores, profile.weights, wins[0], ties[0]) / total
+    np.fill_diagonal(probabilities, 0.0)
+    n_informative = np.rint(wins[1] + wins[1].T).astype(np.int64)
+    return probabilities, n_informative
+
+
+def probability_sums(scores: np.ndarray, weights: np.ndarray, wins: np.ndarray, ties: np.ndarray) -> np.ndarray:
+    """``sum_v w_v P_v`` (diagonal not meaningful): the numerator of :func:`pairwise_probabilities`.
+
+    ``wins`` and ``ties`` are :func:`pair_counts` of ``scores`` weighted by
+    ``weights``.  Sums over disjoint sets of voters add up, so a benchmark can
+    be summed partition by partition.
+    """
     observed = ~np.isnan(scores)
     n_observed = observed.sum(axis=1)
     ranks = rankdata(-scores, method="average", axis=1, nan_policy="omit")
@@ -127,12 +139,8 @@ def pairwise_probabilities(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     observed_over_missing = cross_sum(seen - above, weighted_missing)
     missing_over_observed = cross_sum(weighted_missing, above)
     both_missing = 0.5 * cross_sum(1.0 - seen, weighted_missing)
-    wins, ties = pair_counts(scores, np.column_stack([weights, weights > 0]))
-    both_observed = wins[0] + 0.5 * ties[0]
-    probabilities = (observed_over_missing + missing_over_observed + both_missing + both_observed) / total
-    np.fill_diagonal(probabilities, 0.0)
-    n_informative = np.rint(wins[1] + wins[1].T).astype(np.int64)
-    return probabilities, n_informative
+    both_observed = wins + 0.5 * ties
+    return observed_over_missing + missing_over_observed + both_missing + both_observed
 
 
 @register(

@@ -72,13 +72,25 @@ def print_summary(home: str | None) -> None:
         _print_frame(query_frame(con, SUMMARY_SQL))
 
 
+def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
+    """``flow`` with the task runner of ``--runner``/``--workers``/``--address``, and whether it is parallel."""
+    from flows.runners import RunnerError, runner_options
+
+    try:
+        options = runner_options(args.runner, args.workers, args.address)
+    except RunnerError as error:
+        raise SystemExit(f"scorehouse {args.command}: {error}") from None
+    return (flow.with_options(**options) if options else flow), bool(options)
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     _quiet_prefect()
     from flows.ingest import ingest_flow
 
-    report = ingest_flow(
+    flow, parallel = _with_runner(ingest_flow, args)
+    report = flow(
         [str(p) for p in args.paths], home=args.home, format=args.format, benchmark=args.benchmark,
-        trust_pickle=args.trust_pickle, progress=sys.stderr.isatty(),
+        trust_pickle=args.trust_pickle, progress=sys.stderr.isatty() and not parallel, parallel=parallel,
     )
     print_ingest_report(report)
     print_summary(args.home)
@@ -149,7 +161,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from flows.rank import rank_flow
 
     runs = _method_runs(args)
-    outcomes = rank_flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs)
+    flow, parallel = _with_runner(rank_flow, args)
+    outcomes = flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs, parallel=parallel)
     return 1 if print_rankings(outcomes) else 0
 
 
@@ -259,6 +272,25 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_synth(args: argparse.Namespace) -> int:
+    from flows.synth import write_synthetic
+    from transforms.synth import SynthSpec, instances_for
+
+    instances = args.instances
+    if args.scores is not None:
+        instances = instances_for(args.scores, benchmarks=args.benchmarks, tasks=args.tasks,
+                                  metrics=args.metrics, systems=args.systems)
+    spec = SynthSpec(
+        benchmarks=args.benchmarks, tasks=args.tasks, metrics=args.metrics, instances=instances,
+        systems=args.systems, phi=args.phi, corrupted_fraction=args.corrupted, rescale=args.rescale,
+        missing_fraction=args.missing, seed=args.seed,
+    )
+    summary = write_synthetic(spec, args.output, tuple(args.format or ("csv", "parquet")))
+    print(f"wrote {summary['n_scores']} scores ({spec.benchmarks} benchmark(s) x {spec.tasks} tasks x "
+          f"{spec.metrics} metrics x {spec.instances} instances x up to {spec.systems} systems) to {args.output}")
+    return 0
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     _quiet_prefect()
     import polars as pl
@@ -317,6 +349,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0 if not report.rejected_files and not failures else 1
 
 
+def add_runner_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--runner", choices=("local", "dask"), default="local",
+                        help="run the per-file / per-partition tasks in process (default) or on Dask")
+    parser.add_argument("--workers", type=int, help="with --runner dask: worker processes of a local cluster (default 2)")
+    parser.add_argument("--address", help="with --runner dask: an existing cluster's scheduler, e.g. tcp://host:8786")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scorehouse", description=__doc__.splitlines()[0])
     parser.add_argument("--home", help="warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
@@ -327,6 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--format", help="force a format instead of detecting it")
     ingest.add_argument("--benchmark", help="benchmark name instead of the one the parser derives")
     ingest.add_argument("--trust-pickle", action="store_true", help="allow pickles (unpickling runs code)")
+    add_runner_options(ingest)
     ingest.set_defaults(handler=cmd_ingest)
 
     sql = sub.add_parser("sql", help="run a SQL query on the catalog (read-only)")
@@ -342,6 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--method", action="append", help="registry method name (repeatable; default: a documented set)")
     rank.add_argument("--param", action="append", metavar="METHOD.KEY=VALUE", help="a method parameter (repeatable)")
     rank.add_argument("--two-step", action="store_true", help="run the --method(s) two-step (within groups, then across)")
+    add_runner_options(rank)
     rank.set_defaults(handler=cmd_rank)
 
     snapshots = sub.add_parser("snapshots", help="list ranking snapshots")
@@ -379,6 +420,22 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("csv", "parquet", "json", "html"), required=True)
     export.add_argument("--output", type=Path, required=True)
     export.set_defaults(handler=cmd_export)
+
+    synth = sub.add_parser("synth", help="write synthetic instance-level dumps with a known true ranking")
+    synth.add_argument("--output", type=Path, required=True, help="folder to write csv/, parquet/ and spec.json into")
+    synth.add_argument("--scores", type=int, help="total number of scores (sets --instances)")
+    synth.add_argument("--benchmarks", type=int, default=1)
+    synth.add_argument("--tasks", type=int, default=16, help="tasks (language pairs, datasets) per benchmark")
+    synth.add_argument("--metrics", type=int, default=17)
+    synth.add_argument("--instances", type=int, default=2000, help="instances (segments) per task")
+    synth.add_argument("--systems", type=int, default=15, help="systems per benchmark")
+    synth.add_argument("--phi", type=float, default=0.5, help="dispersion: system n scores phi*n + Gumbel noise")
+    synth.add_argument("--corrupted", type=float, default=0.0, help="fraction of tasks whose ranking is reversed")
+    synth.add_argument("--rescale", type=float, default=1.0, help="factor applied to one task's scores")
+    synth.add_argument("--missing", type=float, default=0.0, help="fraction of (system, task) cells left out")
+    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--format", action="append", choices=("csv", "parquet"), help="default: both")
+    synth.set_defaults(handler=cmd_synth)
 
     analyze = sub.add_parser("analyze", help="robustness experiments and method disagreement on one benchmark")
     analyze.add_argument("--benchmark", required=True, help="a benchmark in the warehouse, or 'synthetic'")

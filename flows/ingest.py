@@ -21,6 +21,7 @@ from prefect.cache_policies import NO_CACHE
 from transforms.parsers import Format, ParseError, choose_format
 from transforms.validate import Validated, validate_rows
 from flows.common import refresh_catalog
+from flows.runners import map_tasks
 from warehouse.storage import LoadRecord, Warehouse
 
 # Files in a data folder that document it rather than hold scores.
@@ -133,6 +134,18 @@ def record_rejection(warehouse: Warehouse, path: Path, sha: str, error: ParseErr
     warehouse.record_rejected(str(path), sha, error.line, error.problem)
 
 
+@task(cache_policy=NO_CACHE)
+def ingest_file(
+    warehouse: Warehouse, path: Path, format: str | None, benchmark: str | None, trust_pickle: bool
+) -> FileOutcome:
+    """One file's ingest as one task, for task runners that spread files over workers (Dask).
+
+    Idempotent: every write goes to the load's own paths atomically, and a
+    second run of the same file finds its load and changes nothing.
+    """
+    return ingest_one(warehouse, path, format, benchmark, trust_pickle)
+
+
 def ingest_files(
     warehouse: Warehouse,
     files: list[Path],
@@ -140,9 +153,16 @@ def ingest_files(
     benchmark: str | None,
     trust_pickle: bool,
     progress: bool,
+    parallel: bool = False,
 ) -> list[FileOutcome]:
-    """Run the per-file tasks in order, with an optional progress bar on stderr."""
+    """Run the per-file tasks in order, with an optional progress bar on stderr.
+
+    With ``parallel`` every file is a task submitted to the flow's task runner.
+    """
     from rich.progress import Progress
+
+    if parallel:
+        return map_tasks(ingest_file, [(warehouse, p, format, benchmark, trust_pickle) for p in files], True)
 
     outcomes: list[FileOutcome] = []
     with Progress(disable=not progress, transient=True) as bar:
@@ -186,12 +206,17 @@ def ingest_flow(
     benchmark: str | None = None,
     trust_pickle: bool = False,
     progress: bool = False,
+    parallel: bool = False,
 ) -> IngestReport:
-    """Ingest ``paths`` (files or folders) into the warehouse at ``home``."""
+    """Ingest ``paths`` (files or folders) into the warehouse at ``home``.
+
+    ``parallel`` submits one task per file to the flow's task runner (see
+    :func:`flows.runners.runner_options` for Dask).
+    """
     warehouse = Warehouse(home)
     files, documents = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
-    report.files = ingest_files(warehouse, files, format, benchmark, trust_pickle, progress)
+    report.files = ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel)
     if any(f.status == "loaded" for f in report.files) or not warehouse.catalog_path.exists():
         refresh_catalog(warehouse)
     return report

@@ -5,6 +5,15 @@ them into ballots (pure), run each method (pure; a method that refuses the
 ballots is reported, not retried), and write one snapshot per method (I/O,
 retried; a snapshot that already exists is not written again).  The catalog
 is rebuilt once at the end when anything new was written.
+
+At instance level the default methods (and any of ``borda``, ``mean``,
+``bradley_terry``, ``borda_partial`` with default ties) run partition by
+partition: each partition of whole tasks (:mod:`warehouse.partitions`) is read,
+made dense (:mod:`transforms.dense`) and reduced to combinable sums
+(:mod:`aggregators.partial`), so memory is bounded by one partition whatever
+the benchmark's size.  The partition tasks run in process, or through Prefect's
+Dask task runner (``runner="dask"``, see :mod:`flows.runners`); they only read,
+so a retried or duplicated one changes nothing.
 """
 
 from __future__ import annotations
@@ -16,10 +25,23 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from aggregators import AggregationError, RankingResult, run
+from aggregators.partial import (
+    Partial,
+    combine,
+    finish_borda,
+    finish_borda_partial,
+    finish_bradley_terry,
+    finish_mean,
+    finish_two_level,
+    partial_of,
+)
 from flows.common import refresh_catalog
+from flows.runners import map_tasks
 from transforms.ballots import ballots as make_ballots
+from transforms.dense import dense_partition
 from transforms.rank_plan import MethodRun, NotApplicable, complete_ballots, default_runs
-from warehouse.queries import benchmark_levels, benchmark_scores
+from warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition
+from warehouse.queries import benchmark_scores
 from warehouse.snapshots import (
     SnapshotRequest,
     canonical_parameters,
@@ -71,26 +93,61 @@ def rank_ballots(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> Ra
     return RankingResult(**{**result.__dict__, "notes": notes + result.notes})
 
 
+def partial_parts(runs: list[MethodRun]) -> tuple[str, ...] | None:
+    """The partial parts ``runs`` need, or None when one of them has no partition-wise form."""
+    parts: set[str] = set()
+    for r in runs:
+        if r.method == "mean" and not r.params or r.method == "borda" and r.params in ({}, {"ties": "average"}):
+            parts.add("ranks")
+        elif r.method == "bradley_terry" and not r.two_step and set(r.params) <= {"prior", "tol", "max_iter"}:
+            parts.add("pairwise")
+        elif r.method == "borda_partial" and not r.two_step and not r.params:
+            parts.add("imputed")
+        else:
+            return None
+    return tuple(sorted(parts))
+
+
+def finish(partial: Partial, method_run: MethodRun) -> RankingResult | AggregationError:
+    """The ranking of one partition-wise method run from the combined partial results."""
+    if method_run.method in ("borda", "mean") and partial.n_complete == 0:
+        return NotApplicable(
+            "no voter has a score for every system, so a method that needs complete ballots has nothing to rank; "
+            "borda_partial and the majority-relation rules handle it"
+        )
+    try:
+        if method_run.method == "bradley_terry":
+            return finish_bradley_terry(partial, **method_run.params)
+        if method_run.method == "borda_partial":
+            return finish_borda_partial(partial)
+        if method_run.two_step:
+            return finish_two_level(partial, method_run.method)
+        return finish_borda(partial) if method_run.method == "borda" else finish_mean(partial)
+    except AggregationError as error:
+        return error
+
+
+@task(cache_policy=NO_CACHE)
+def partition_partial(
+    warehouse: Warehouse, partition: Partition, systems: tuple[str, ...], metrics: pl.DataFrame, parts: tuple[str, ...]
+) -> Partial:
+    """Read one partition and reduce it to its partial sums (a read only: safe to retry or repeat)."""
+    dense = dense_partition(read_partition(warehouse, partition), metrics, systems)
+    return partial_of(dense.systems, dense.scores, dense.weights, dense.groups, dense.group_names, parts=parts)
+
+
 @task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
 def store_snapshot(warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame) -> tuple[str, bool]:
     with warehouse.write_lock():
         return write_snapshot(warehouse, request, ranking)
 
 
-def rank_benchmark(
-    warehouse: Warehouse, benchmark: str, level: str, runs: list[MethodRun] | None, version: str
+def store_results(
+    warehouse: Warehouse, outcome: BenchmarkOutcome, results: list[tuple[MethodRun, RankingResult | AggregationError]],
+    fingerprint: str, load_ids: tuple[str, ...], version: str,
 ) -> BenchmarkOutcome:
-    scores, metrics = read_benchmark(warehouse, benchmark, level)
-    ballots = make_ballots(scores, metrics, level=level).collect()
-    outcome = BenchmarkOutcome(benchmark, level)
-    if ballots.height == 0:
-        return outcome
-    has_missing = ballots.get_column("score").null_count() > 0 or (
-        ballots.height < ballots.get_column("voter").n_unique() * ballots.get_column("system").n_unique()
-    )
-    fingerprint = input_fingerprint(scores.get_column("load_id").unique().to_list(), metrics)
-    for method_run in runs or default_runs(level, ballots.get_column("system").n_unique(), has_missing):
-        result = rank_ballots(ballots, level, method_run)
+    """Write one snapshot per successful method run; record the refusals."""
+    for method_run, result in results:
         if isinstance(result, NotApplicable):
             outcome.methods.append(MethodOutcome(method_run, skipped=str(result)))
             continue
@@ -98,12 +155,12 @@ def rank_benchmark(
             outcome.methods.append(MethodOutcome(method_run, error=str(result)))
             continue
         request = SnapshotRequest(
-            benchmark=benchmark,
-            level=level,
+            benchmark=outcome.benchmark,
+            level=outcome.level,
             method=method_run.method,
             parameters=canonical_parameters(method_run.parameters),
             input_fingerprint=fingerprint,
-            load_ids=tuple(sorted(scores.get_column("load_id").unique().to_list())),
+            load_ids=load_ids,
             code_version=version,
             n_voters=result.n_voters,
             n_systems=result.n_systems,
@@ -114,6 +171,55 @@ def rank_benchmark(
     return outcome
 
 
+def rank_partitioned(
+    warehouse: Warehouse, benchmark: str, level: str, runs: list[MethodRun] | None, version: str, parallel: bool
+) -> BenchmarkOutcome | None:
+    """Rank ``benchmark`` partition by partition; None when a requested run has no partition-wise form."""
+    metrics = read_metrics(warehouse, benchmark)
+    shape = benchmark_shape(warehouse, benchmark, level, metrics)
+    outcome = BenchmarkOutcome(benchmark, level)
+    if not shape.systems:
+        return outcome
+    chosen = runs or default_runs(level, len(shape.systems), shape.may_miss)
+    parts = partial_parts(chosen)
+    if parts is None:
+        return None
+    arguments = [(warehouse, p, shape.systems, metrics, parts) for p in shape.partitions]
+    partial = combine(map_tasks(partition_partial, arguments, parallel))
+    if runs is None and partial.n_complete < partial.n_voters and "imputed" not in parts:
+        # The coverage looked complete but some voter lacks a score: add the default missing-score method.
+        chosen = default_runs(level, len(shape.systems), True)
+        extra = [(warehouse, p, shape.systems, metrics, ("imputed",)) for p in shape.partitions]
+        imputed = combine(map_tasks(partition_partial, extra, parallel))
+        partial = Partial(**{**partial.__dict__, "probability_sum": imputed.probability_sum})
+    results = [(r, finish(partial, r)) for r in chosen]
+    fingerprint = input_fingerprint(list(shape.load_ids), metrics)
+    return store_results(warehouse, outcome, results, fingerprint, shape.load_ids, version)
+
+
+def rank_benchmark(
+    warehouse: Warehouse, benchmark: str, level: str, runs: list[MethodRun] | None, version: str,
+    parallel: bool = False,
+) -> BenchmarkOutcome:
+    if level == "instance":
+        outcome = rank_partitioned(warehouse, benchmark, level, runs, version, parallel)
+        if outcome is not None:
+            return outcome
+    scores, metrics = read_benchmark(warehouse, benchmark, level)
+    ballots = make_ballots(scores, metrics, level=level).collect()
+    outcome = BenchmarkOutcome(benchmark, level)
+    if ballots.height == 0:
+        return outcome
+    has_missing = ballots.get_column("score").null_count() > 0 or (
+        ballots.height < ballots.get_column("voter").n_unique() * ballots.get_column("system").n_unique()
+    )
+    fingerprint = input_fingerprint(scores.get_column("load_id").unique().to_list(), metrics)
+    chosen = runs or default_runs(level, ballots.get_column("system").n_unique(), has_missing)
+    results = [(r, rank_ballots(ballots, level, r)) for r in chosen]
+    load_ids = tuple(sorted(scores.get_column("load_id").unique().to_list()))
+    return store_results(warehouse, outcome, results, fingerprint, load_ids, version)
+
+
 # The parameters are internal objects (MethodRun), not user input: Prefect's
 # pydantic validation cannot resolve them in a served process, and need not.
 @flow(name="rank", log_prints=False, validate_parameters=False)
@@ -122,10 +228,16 @@ def rank_flow(
     benchmarks: list[str] | None = None,
     level: str | None = None,
     runs: list[MethodRun] | None = None,
+    parallel: bool = False,
 ) -> list[BenchmarkOutcome]:
-    """Rank every selected benchmark at its natural level (instance when it has instance scores)."""
+    """Rank every selected benchmark at its natural level (instance when it has instance scores).
+
+    ``parallel`` submits the partition tasks to the flow's task runner (run the
+    flow with :func:`flows.runners.runner_options` for Dask) instead of
+    running them one after the other.
+    """
     warehouse = Warehouse(home)
-    available = benchmark_levels(warehouse)
+    available = coverage_levels(warehouse)
     if benchmarks:
         unknown = sorted(set(benchmarks) - set(available.get_column("benchmark").to_list()))
         if unknown:
@@ -143,7 +255,7 @@ def rank_flow(
         available = available.filter(pl.col("level") == level)
     version = code_version()
     outcomes = [
-        rank_benchmark(warehouse, benchmark, lvl, runs, version)
+        rank_benchmark(warehouse, benchmark, lvl, runs, version, parallel)
         for benchmark, lvl in available.select("benchmark", "level").sort("benchmark").iter_rows()
     ]
     if any(m.new for o in outcomes for m in o.methods):

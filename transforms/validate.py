@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from warehouse.schema import PARSED_ROWS, QUARANTINE, SCORES, conform
+from warehouse.schema import QUARANTINE, SCORES, conform, parsed_schema
 
 VOTER_KEY = ("benchmark", "task", "metric", "instance", "system")
 
@@ -36,27 +36,56 @@ class Validated:
     quarantine: pl.DataFrame
 
 
+def _duplicated_keys(usable: pl.DataFrame) -> bool:
+    """Whether two usable rows may share a (system, voter) key.
+
+    A hash of the key per row, counted: linear and cheap.  Equal hashes of
+    different keys (a collision) only send the file down the exact path.
+    """
+    distinct = usable.select(pl.struct(list(VOTER_KEY)).hash().n_unique()).item()
+    return distinct < usable.height
+
+
 def validate_rows(rows: pl.DataFrame, *, file: str, load_id: str) -> Validated:
-    """Split parsed ``rows`` of ``file`` into landed scores and quarantined rows."""
+    """Split parsed ``rows`` of ``file`` into landed scores and quarantined rows.
+
+    ``value`` is text, or Float64 from a typed format (then nothing can be
+    non-numeric).  Files without any repeated key skip the per-key grouping.
+    """
     # Names are compared without surrounding blanks: " BERT" and "BERT" are one system.
-    rows = conform(rows, PARSED_ROWS).with_row_index("_row").with_columns(
+    rows = conform(rows, parsed_schema(rows)).with_row_index("_row").with_columns(
         pl.col("system", "task", "metric").str.strip_chars()
     )
-    parsed = rows.with_columns(_number=pl.col("value").str.strip_chars().cast(pl.Float64, strict=False))
+    typed = rows.schema["value"].is_float()
+    number = pl.col("value") if typed else pl.col("value").str.strip_chars().cast(pl.Float64, strict=False)
+    parsed = rows.with_columns(_number=number)
+    text = pl.col("value").cast(pl.String).str.slice(0, 80)
     blank = lambda c: pl.col(c).is_null() | (pl.col(c) == "")  # noqa: E731
     reason = (
         pl.when(blank("system")).then(pl.lit("empty system name"))
         .when(blank("task")).then(pl.lit("empty task name"))
         .when(blank("metric")).then(pl.lit("empty metric name"))
         .when(pl.col("value").is_not_null() & pl.col("_number").is_null())
-        .then(pl.format("non-numeric score {}", pl.col("value").str.slice(0, 80)))
+        .then(pl.format("non-numeric score {}", text))
         .when(pl.col("_number").is_not_null() & ~pl.col("_number").is_finite())
-        .then(pl.format("non-finite score {}", pl.col("value").str.slice(0, 80)))
+        .then(pl.format("non-finite score {}", text))
         .otherwise(pl.lit(None, dtype=pl.String))
     )
     checked = parsed.with_columns(reason=reason)
 
     usable = checked.filter(pl.col("reason").is_null())
+    decided = _decide_duplicates(checked, usable) if _duplicated_keys(usable) else checked
+    landed = decided.filter(pl.col("reason").is_null()).with_columns(
+        score=pl.col("_number"), load_id=pl.lit(load_id)
+    )
+    quarantined = decided.filter(pl.col("reason").is_not_null()).with_columns(
+        pl.col("value").cast(pl.String), file=pl.lit(file), load_id=pl.lit(load_id)
+    )
+    return Validated(conform(landed, SCORES), conform(quarantined, QUARANTINE))
+
+
+def _decide_duplicates(checked: pl.DataFrame, usable: pl.DataFrame) -> pl.DataFrame:
+    """``checked`` with a reason on every conflicting or repeated row of ``usable``, in row order."""
     key = list(VOTER_KEY)
     per_key = usable.group_by(key).agg(
         pl.col("_number").n_unique().alias("_distinct"),
@@ -75,6 +104,8 @@ def validate_rows(rows: pl.DataFrame, *, file: str, load_id: str) -> Validated:
                 pl.col("_values").cast(pl.List(pl.String)).list.join(" / "),
             )
         )
+        .when(duplicate & pl.col("_first_line").is_null())  # typed formats (Parquet) have rows, not lines
+        .then(pl.format("exact duplicate of row {}", (pl.col("_first_row") + 1).cast(pl.String)))
         .when(duplicate)
         .then(pl.format("exact duplicate of line {}", pl.col("_first_line").cast(pl.String)))
         .otherwise(pl.lit(None, dtype=pl.String))
@@ -83,11 +114,4 @@ def validate_rows(rows: pl.DataFrame, *, file: str, load_id: str) -> Validated:
         [checked.filter(pl.col("reason").is_not_null()), usable.select(checked.columns)],
         how="vertical",
     ).sort("_row")
-
-    landed = decided.filter(pl.col("reason").is_null()).with_columns(
-        score=pl.col("_number"), load_id=pl.lit(load_id)
-    )
-    quarantined = decided.filter(pl.col("reason").is_not_null()).with_columns(
-        file=pl.lit(file), load_id=pl.lit(load_id)
-    )
-    return Validated(conform(landed, SCORES), conform(quarantined, QUARANTINE))
+    return decided

@@ -9,7 +9,11 @@ Views:
 ``scores``
     the current scores: for each source (file name, format, benchmark) only its
     newest load, and where two current loads score the same cell, the newer
-    one.  Columns of :data:`warehouse.schema.SCORES` plus ``level``.
+    one.  Columns of :data:`warehouse.schema.SCORES` plus ``level``.  Only the
+    (benchmark, level, task) partitions that two current loads share (read
+    from the loads' coverage when the catalog is built) go through the
+    newest-per-cell window: over a hundred million scores that window costs
+    more than everything else, and disjoint loads cannot score a cell twice.
 ``scores_history``
     every committed load's rows, superseded ones included.
 ``metrics``
@@ -101,6 +105,40 @@ def _snapshot_rankings(home: Path) -> str:
     return f"SELECT {columns}, CAST(NULL AS VARCHAR) AS benchmark, CAST(NULL AS VARCHAR) AS snapshot WHERE false"
 
 
+def _sql_literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def shared_partitions(coverage: pl.DataFrame) -> pl.DataFrame:
+    """The (benchmark, level, task) partitions that more than one current load scores."""
+    return (
+        coverage.group_by("benchmark", "level", "task")
+        .agg(pl.col("load_id").n_unique().alias("loads"))
+        .filter(pl.col("loads") > 1)
+        .sort("benchmark", "level", "task")
+    )
+
+
+def _scores_view(shared: pl.DataFrame) -> str:
+    current = "SELECT h.*, l.loaded_at FROM scores_history AS h JOIN loads AS l USING (load_id) WHERE l.is_current"
+    if shared.height == 0:
+        return f"CREATE VIEW scores AS SELECT * EXCLUDE (loaded_at) FROM ({current})"
+    keys = ", ".join(
+        f"({_sql_literal(b)}, {_sql_literal(lv)}, {_sql_literal(t)})"
+        for b, lv, t in shared.select("benchmark", "level", "task").iter_rows()
+    )
+    return f"""CREATE VIEW scores AS
+        WITH current AS ({current}), shared(benchmark, level, task) AS (VALUES {keys})
+        SELECT * EXCLUDE (loaded_at) FROM current ANTI JOIN shared USING (benchmark, level, task)
+        UNION ALL
+        SELECT * EXCLUDE (newest, loaded_at) FROM (
+            SELECT c.*, row_number() OVER (
+                PARTITION BY c.benchmark, c.level, c.task, c.metric, c.instance, c.system
+                ORDER BY c.loaded_at DESC, c.load_id DESC) AS newest
+            FROM current AS c SEMI JOIN shared USING (benchmark, level, task))
+        WHERE newest = 1"""
+
+
 # Analysis table name -> (view name, schema): one view per kind of table, over every analysis.
 ANALYSIS_VIEWS = {
     "results": ("analysis_results", TABLE_SCHEMA),
@@ -138,14 +176,7 @@ def view_statements(warehouse: Warehouse) -> list[str]:
         f"""CREATE VIEW scores_history AS
             SELECT {score_columns}, s.level
             FROM ({raw_scores}) AS s JOIN loads AS l USING (load_id)""",
-        """CREATE VIEW scores AS
-            SELECT * EXCLUDE (newest) FROM (
-                SELECT h.*, row_number() OVER (
-                    PARTITION BY h.benchmark, h.level, h.task, h.metric, h.instance, h.system
-                    ORDER BY l.loaded_at DESC, l.load_id DESC) AS newest
-                FROM scores_history AS h JOIN loads AS l USING (load_id)
-                WHERE l.is_current)
-            WHERE newest = 1""",
+        _scores_view(shared_partitions(warehouse.current_coverage())),
         f"CREATE VIEW metrics AS {_relation('metrics.parquet', home, METRICS)}",
         # Scores joined to their catalog entry and oriented higher-is-better: what ranks are taken on.
         """CREATE VIEW oriented_scores AS
@@ -197,13 +228,8 @@ def query_frame(con, sql: str, parameters: list | None = None) -> pl.DataFrame: 
 
 
 def current_metric_keys(warehouse: Warehouse) -> pl.DataFrame:
-    """Distinct (benchmark, task, metric) of the current scores, read without the catalog."""
-    import duckdb
-
-    with duckdb.connect() as con:
-        for statement in view_statements(warehouse)[:3]:
-            con.execute(statement)
-        return query_frame(con, "SELECT DISTINCT benchmark, task, metric FROM scores")
+    """Distinct (benchmark, task, metric) of the current scores, read from the loads' coverage."""
+    return warehouse.current_coverage().select("benchmark", "task", "metric").unique().sort("benchmark", "task", "metric")
 
 
 def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import polars as pl
 
 # What a parser emits: one row per published cell, value still as text so that
-# validation (not the parser) decides what is a usable number.  ``value`` is
+# validation (not the parser) decides what is a usable number (or Float64 from
+# a typed format, see parsed_schema).  ``value`` is
 # null for a cell the dump marks as missing ("-", empty); ``line`` is the
 # 1-based line of the source file the cell came from (null where the format
 # has no lines, e.g. pickles).
@@ -23,6 +24,18 @@ PARSED_ROWS: dict[str, pl.DataType] = {
     "value": pl.String(),
     "line": pl.Int64(),
 }
+
+
+def parsed_schema(rows: pl.DataFrame) -> dict[str, pl.DataType]:
+    """:data:`PARSED_ROWS` for ``rows``: ``value`` stays Float64 when a typed format gave numbers.
+
+    Formats with typed columns (Parquet) have no text to validate; turning
+    their numbers into text and back would only cost time (and digits).
+    """
+    if "value" in rows.columns and rows.schema["value"].is_float():
+        return {**PARSED_ROWS, "value": pl.Float64()}
+    return PARSED_ROWS
+
 
 # The canonical long table.  ``instance`` is null for task-level rows;
 # ``score`` is the raw published value (direction lives in METRICS), null for a
@@ -62,6 +75,21 @@ QUARANTINE: dict[str, pl.DataType] = {
     "file": pl.String(),
     "reason": pl.String(),
     "load_id": pl.String(),
+}
+
+# What one load scored, per (benchmark, level, task, metric, system): written
+# with the load, so the catalog and the rank flow learn the shape of the
+# warehouse (its partitions, systems, metrics, missing cells) without a scan
+# of every score.
+COVERAGE: dict[str, pl.DataType] = {
+    "load_id": pl.String(),
+    "benchmark": pl.String(),
+    "level": pl.String(),
+    "task": pl.String(),
+    "metric": pl.String(),
+    "system": pl.String(),
+    "rows": pl.Int64(),
+    "nulls": pl.Int64(),
 }
 
 # One row per ingested file.

@@ -4,6 +4,7 @@ Layout under ``home``::
 
     raw/<sha[:2]>/<sha256><suffixes>          every ingested file, byte for byte
     scores/benchmark=B/level=L/<load>.parquet hive partitions, one file per load
+    coverage/<load>.parquet                   what the load scored (warehouse.schema.COVERAGE)
     quarantine/<load>.parquet                 rows that failed validation, with the reason
     rejected/<sha256>.parquet                 files that could not be parsed at all
     loads/<load>.parquet                      the load manifest, written last
@@ -11,7 +12,7 @@ Layout under ``home``::
 
 A load becomes visible only when its manifest exists: the scores and
 quarantine files are written first, each aside and renamed into place, and
-the manifest last.  A crash at any point leaves either no manifest (the files
+the manifest last (the coverage just before it).  A crash at any point leaves either no manifest (the files
 written so far are ignored by every view and overwritten by the next attempt)
 or a complete load.  Writers take an exclusive lock on ``.lock``.
 """
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import LOADS, QUARANTINE, SCORES, conform
+from warehouse.schema import COVERAGE, LOADS, QUARANTINE, SCORES, conform
 
 HOME_ENV = "SCOREHOUSE_HOME"
 DEFAULT_HOME = Path("scorehouse-data")
@@ -129,21 +130,57 @@ class Warehouse:
     def write_load(self, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame) -> None:
         """Write one load's partitions and quarantine, then its manifest (the commit point)."""
         scores = conform(scores, SCORES)
-        for name in scores.get_column("benchmark").unique().to_list():
+        names = scores.get_column("benchmark").unique().to_list()
+        for name in names:
             if not BENCHMARK_NAME.match(name):
                 raise ValueError(
                     f"benchmark name {name!r} cannot name a partition; use letters, digits and . _ + - "
                     f"(pass --benchmark to choose one)"
                 )
-        leveled = scores.with_columns(
-            level=pl.when(pl.col("instance").is_null()).then(pl.lit("task")).otherwise(pl.lit("instance"))
-        )
-        for (benchmark, level), part in leveled.group_by("benchmark", "level"):
-            target = self.dir("scores") / f"benchmark={benchmark}" / f"level={level}" / f"{record.load_id}.parquet"
-            atomic_write_parquet(part.drop("level"), target)
+        task_rows = scores.get_column("instance").null_count()
+        if len(names) == 1 and task_rows in (0, scores.height):  # the usual load: one partition, no split
+            level = "task" if task_rows else "instance"
+            atomic_write_parquet(scores, self.score_path(names[0], level, record.load_id))
+            coverage = coverage_of(scores.with_columns(level=pl.lit(level)))
+        else:
+            leveled = scores.with_columns(
+                level=pl.when(pl.col("instance").is_null()).then(pl.lit("task")).otherwise(pl.lit("instance"))
+            )
+            for (benchmark, level), part in leveled.group_by("benchmark", "level"):
+                atomic_write_parquet(part.drop("level"), self.score_path(benchmark, level, record.load_id))
+            coverage = coverage_of(leveled)
         if quarantine.height:
             atomic_write_parquet(conform(quarantine, QUARANTINE), self.dir("quarantine") / f"{record.load_id}.parquet")
+        atomic_write_parquet(coverage, self.dir("coverage") / f"{record.load_id}.parquet")
         atomic_write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
+
+    def score_path(self, benchmark: str, level: str, load_id: str) -> Path:
+        return self.dir("scores") / f"benchmark={benchmark}" / f"level={level}" / f"{load_id}.parquet"
+
+    def manifests(self) -> pl.DataFrame:
+        """Every committed load's manifest, with ``is_current`` (the newest load of each source)."""
+        files = sorted(self.dir("loads").glob("*.parquet"))
+        frame = pl.concat([pl.read_parquet(f) for f in files]) if files else pl.DataFrame(schema=LOADS)
+        newest = pl.struct("loaded_at", "load_id").rank("ordinal", descending=True).over("source")
+        return conform(frame, LOADS).with_columns(is_current=newest == 1)
+
+    def current_coverage(self) -> pl.DataFrame:
+        """The coverage (:data:`COVERAGE`) of the current loads, backfilled for loads written before it existed."""
+        current = self.manifests().filter("is_current").get_column("load_id").to_list()
+        frames = []
+        for load_id in current:
+            path = self.dir("coverage") / f"{load_id}.parquet"
+            if not path.exists():  # idempotent: any writer computes the same file
+                files = sorted(self.dir("scores").glob(f"benchmark=*/level=*/{load_id}.parquet"))
+                scores = [
+                    conform(pl.read_parquet(f), SCORES).with_columns(level=pl.lit(f.parent.name.removeprefix("level=")))
+                    for f in files
+                ]
+                leveled = pl.concat(scores) if scores else conform(pl.DataFrame(schema=SCORES), SCORES).with_columns(
+                    level=pl.lit(None, dtype=pl.String))
+                atomic_write_parquet(coverage_of(leveled), path)
+            frames.append(pl.read_parquet(path))
+        return pl.concat(frames) if frames else pl.DataFrame(schema=COVERAGE)
 
     def record_rejected(self, file: str, sha: str, line: int | None, reason: str) -> None:
         """Remember a file that could not be parsed (its bytes are in the raw archive)."""
@@ -156,6 +193,13 @@ class Warehouse:
     def forget_rejected(self, sha: str) -> None:
         """A file that now parses (e.g. with --format) is no longer rejected."""
         (self.dir("rejected") / f"{sha}.parquet").unlink(missing_ok=True)
+
+
+def coverage_of(leveled: pl.DataFrame) -> pl.DataFrame:
+    """Rows and null scores per (load, benchmark, level, task, metric, system) of a load's scores with ``level``."""
+    keys = ["load_id", "benchmark", "level", "task", "metric", "system"]
+    counts = leveled.group_by(keys).agg(rows=pl.len(), nulls=pl.col("score").null_count())
+    return conform(counts, COVERAGE).sort(keys)
 
 
 BUNDLED_RULES = Path(__file__).parent / "defaults" / "metric_rules.csv"

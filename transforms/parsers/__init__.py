@@ -98,6 +98,7 @@ from transforms.parsers import (  # noqa: E402,F401
     coco_captioning,
     gem_scores,
     instance_long,
+    instance_parquet,
     instance_wide,
     leaderboard_rankingnlp,
     leaderboard_value,

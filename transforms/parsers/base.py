@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import PARSED_ROWS, conform
+from warehouse.schema import PARSED_ROWS, conform, parsed_schema
 
 
 class ParseError(ValueError):
@@ -44,7 +44,7 @@ class Parsed:
     problems: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "rows", conform(self.rows, PARSED_ROWS))
+        object.__setattr__(self, "rows", conform(self.rows, parsed_schema(self.rows)))
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,9 @@ Handling missing scores in benchmarks" (2023; ``MissingDataRanking/final_df``).
   better) while the RankingNLPSystems ones are raw, so the former get a
   ``-mdr`` suffix and the two orientations never share a benchmark; its
   ``example_data_cli`` copy with blanked cells is ``usr-pc-missing-mdr`` so
-  it does not collide with the complete data.  MLQE-PE has one MT system per
+  it does not collide with the complete data.  A file in a folder
+  ``benchmark=<B>`` (``scorehouse synth`` output) is benchmark ``B``, task
+  the file name.  MLQE-PE has one MT system per
   language pair: task = the pair, system = ``mt-<pair>``.  Other files need
   the ``benchmark`` argument; their task is the file name.  Metric names are
   the column headers as published.
@@ -67,8 +69,18 @@ def wmt_naming(path: Path, found: re.Match[str]) -> tuple[str | None, str]:
     return (f"wmt{edition}-mdr" if edition else None), task
 
 
+HIVE_FOLDER = re.compile(r"^benchmark=(?P<benchmark>.+)$")
+
+
 def naming(path: Path) -> tuple[str | None, str]:
-    """(benchmark or None when unknown, task) from the file name."""
+    """(benchmark or None when unknown, task) from the file name.
+
+    A file in a folder ``benchmark=<B>`` (as ``scorehouse synth`` writes them)
+    belongs to benchmark ``B`` and its task is the file name without suffix.
+    """
+    folder = HIVE_FOLDER.match(path.parent.name)
+    if folder:
+        return folder.group("benchmark"), path.name.split(".")[0]
     for pattern, benchmark, task in KNOWN_FILES:
         found = pattern.match(path.name)
         if found:
@@ -102,6 +114,15 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     frame = read_csv_records(path, read_text(path))
     if tuple(frame.columns[:2]) != LABELS:
         raise ParseError(path, f"the first two columns are {frame.columns[:2]}, not System, Utterance", 1)
+    return rows_of(path, frame, benchmark)
+
+
+def rows_of(path: Path, frame: pl.DataFrame, benchmark: str | None) -> Parsed:
+    """The long rows of a ``System, Utterance, <score columns...>, line`` table read from ``path``.
+
+    Shared by the CSV and Parquet readers of this layout: label swap, text
+    columns, naming and the unpivot to one row per score cell.
+    """
     known, task = naming(path)
     if benchmark is None and known is None:
         raise ParseError(path, "not a known dataset file, so its benchmark is unknown; pass --benchmark")

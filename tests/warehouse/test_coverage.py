@@ -1,0 +1,56 @@
+"""Per-load coverage: what the catalog and the partition planner read instead of scanning every score."""
+
+from __future__ import annotations
+
+import shutil
+
+import polars as pl
+
+from flows.common import refresh_catalog
+from flows.ingest import ingest_flow
+from tests.warehouse.conftest import GLUE_CSV
+from tests.warehouse.test_ingest import sql
+from warehouse.catalog import shared_partitions
+from warehouse.partitions import benchmark_shape, read_metrics, read_partition
+from warehouse.storage import Warehouse
+
+
+def test_coverage_counts_what_each_load_scored(home):
+    ingest_flow([str(GLUE_CSV)], home=str(home))
+    coverage = Warehouse(home).current_coverage()
+    by_sql = sql(home, """SELECT load_id, benchmark, level, task, metric, system, count(*) AS rows,
+                                 count(*) FILTER (WHERE score IS NULL) AS nulls
+                          FROM scores GROUP BY ALL ORDER BY ALL""")
+    assert coverage.sort(coverage.columns).equals(by_sql.sort(by_sql.columns))
+    assert coverage.get_column("nulls").sum() == 4  # the README: '-' in 4 GLUE cells
+
+
+def test_loads_written_before_coverage_get_it_back_when_the_catalog_is_rebuilt(home):
+    ingest_flow([str(GLUE_CSV)], home=str(home))
+    warehouse = Warehouse(home)
+    before = warehouse.current_coverage()
+    shutil.rmtree(warehouse.dir("coverage"))
+    refresh_catalog.fn(warehouse)
+    assert warehouse.current_coverage().equals(before)
+    assert sql(home, "SELECT count(*) FROM scores").item() == 1499
+
+
+def test_two_sources_scoring_the_same_cells_go_through_the_newest_row_window(home, tmp_path):
+    first, second = tmp_path / "a" / "glue.csv", tmp_path / "b" / "glue-copy.csv"
+    for path in (first, second):
+        path.parent.mkdir()
+    shutil.copyfile(GLUE_CSV, first)
+    second.write_text(GLUE_CSV.read_text().replace("93.9/91.8", "94.0/91.8", 1))
+    ingest_flow([str(first)], home=str(home), benchmark="glue")
+    ingest_flow([str(second)], home=str(home), benchmark="glue")
+    warehouse = Warehouse(home)
+    shared = shared_partitions(warehouse.current_coverage())
+    assert shared.height == shared.filter(pl.col("benchmark") == "glue").height > 0
+    assert sql(home, "SELECT count(*) FROM scores").item() == 1499  # one copy of every cell ...
+    newest = sql(home, "SELECT score FROM scores WHERE system = 'ERNIE' AND task = 'MRPC' AND metric = 'F1'")
+    assert newest.to_series().to_list() == [94.0]  # ... the newer load's
+    shape = benchmark_shape(warehouse, "glue", "task", read_metrics(warehouse, "glue"))
+    assert any(p.shared for p in shape.partitions)
+    read = pl.concat([read_partition(warehouse, p) for p in shape.partitions])
+    in_view = sql(home, "SELECT benchmark, task, metric, instance, system, score, load_id FROM scores")
+    assert read.sort(read.columns).equals(in_view.sort(in_view.columns))

@@ -1,0 +1,138 @@
+"""Partitions of the current scores: what the rank flow reads one at a time.
+
+A partition is a set of whole tasks of one (benchmark, level): ranks never
+cross a (task, metric, instance) voter, so every partition can be ranked
+alone and the results added up.  Tasks are packed into partitions of about
+:data:`PARTITION_ROWS` scores, so memory stays bounded whatever the size of
+the benchmark.  Everything is planned from the loads' coverage (no scan of the
+scores); a partition is read straight from its loads' Parquet files, unless
+two current loads score the same task, when the ``scores`` view settles which
+row is current.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from warehouse.catalog import connect, query_frame
+from warehouse.schema import METRICS, SCORES, conform
+from warehouse.storage import Warehouse
+
+PARTITION_ROWS = 4_000_000
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Whole tasks of one (benchmark, level) and the Parquet files that hold them."""
+
+    benchmark: str
+    level: str
+    tasks: tuple[str, ...]
+    files: tuple[str, ...]
+    shared: bool  # some task is scored by two current loads: read through the scores view
+    rows: int
+
+
+@dataclass(frozen=True)
+class BenchmarkShape:
+    """What a (benchmark, level) holds, from the coverage: its ranked systems, loads and partitions."""
+
+    benchmark: str
+    level: str
+    systems: tuple[str, ...]
+    load_ids: tuple[str, ...]
+    partitions: tuple[Partition, ...]
+    may_miss: bool  # a ranked (task, metric) lacks a system, has null scores or uneven row counts
+
+
+def _ranked(coverage: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
+    return coverage.join(
+        metrics.select("benchmark", "task", "metric", "is_ranked"), on=["benchmark", "task", "metric"], how="left"
+    ).filter(pl.col("is_ranked").fill_null(True))
+
+
+def benchmark_shape(
+    warehouse: Warehouse, benchmark: str, level: str, metrics: pl.DataFrame, coverage: pl.DataFrame | None = None,
+    partition_rows: int = PARTITION_ROWS,
+) -> BenchmarkShape:
+    """Plan the partitions of ``benchmark`` at ``level`` (``coverage`` defaults to the warehouse's current one)."""
+    coverage = warehouse.current_coverage() if coverage is None else coverage
+    mine = coverage.filter((pl.col("benchmark") == benchmark) & (pl.col("level") == level))
+    ranked = _ranked(mine, metrics)
+    systems = tuple(sorted(ranked.get_column("system").unique().to_list()))
+    per_cell = ranked.group_by("task", "metric").agg(
+        pl.col("system").n_unique().alias("systems"), pl.col("rows").n_unique().alias("row_counts"),
+        pl.col("nulls").sum().alias("nulls"),
+    )
+    may_miss = per_cell.filter(
+        (pl.col("systems") < len(systems)) | (pl.col("row_counts") > 1) | (pl.col("nulls") > 0)
+    ).height > 0
+    tasks = (
+        mine.group_by("task")
+        .agg(pl.col("rows").sum(), pl.col("load_id").unique().sort())
+        .sort("task")
+    )
+    partitions: list[Partition] = []
+    batch: list[dict] = []
+    for task in tasks.iter_rows(named=True):  # a loop over tasks (tens to hundreds)
+        if batch and sum(t["rows"] for t in batch) + task["rows"] > partition_rows:
+            partitions.append(_partition(warehouse, benchmark, level, batch))
+            batch = []
+        batch.append(task)
+    if batch:
+        partitions.append(_partition(warehouse, benchmark, level, batch))
+    return BenchmarkShape(
+        benchmark=benchmark,
+        level=level,
+        systems=systems,
+        load_ids=tuple(sorted(mine.get_column("load_id").unique().to_list())),
+        partitions=tuple(partitions),
+        may_miss=may_miss,
+    )
+
+
+def _partition(warehouse: Warehouse, benchmark: str, level: str, tasks: list[dict]) -> Partition:
+    loads = sorted({load for t in tasks for load in t["load_id"]})
+    return Partition(
+        benchmark=benchmark,
+        level=level,
+        tasks=tuple(t["task"] for t in tasks),
+        files=tuple(str(warehouse.score_path(benchmark, level, load)) for load in loads),
+        shared=any(len(t["load_id"]) > 1 for t in tasks),
+        rows=sum(t["rows"] for t in tasks),
+    )
+
+
+def read_partition(warehouse: Warehouse, partition: Partition) -> pl.DataFrame:
+    """The current scores (:data:`SCORES`) of ``partition``'s tasks."""
+    if partition.shared:
+        marks = ", ".join("?" for _ in partition.tasks)
+        with connect(warehouse) as con:
+            frame = query_frame(
+                con,
+                f"SELECT {', '.join(SCORES)} FROM scores WHERE benchmark = ? AND level = ? AND task IN ({marks})",
+                [partition.benchmark, partition.level, *partition.tasks],
+            )
+        return conform(frame, SCORES)
+    frame = pl.scan_parquet(list(partition.files)).select(list(SCORES))
+    return frame.filter(pl.col("task").is_in(list(partition.tasks))).collect()
+
+
+def read_metrics(warehouse: Warehouse, benchmark: str) -> pl.DataFrame:
+    """The metric catalog entries (:data:`METRICS`) of ``benchmark``."""
+    path = warehouse.home / "metrics.parquet"
+    if not path.exists():
+        return pl.DataFrame(schema=METRICS)
+    return conform(pl.read_parquet(path).filter(pl.col("benchmark") == benchmark), METRICS)
+
+
+def coverage_levels(warehouse: Warehouse) -> pl.DataFrame:
+    """Every (benchmark, level) with current scores and its number of systems, from the coverage."""
+    coverage = warehouse.current_coverage()
+    return (
+        coverage.group_by("benchmark", "level")
+        .agg(pl.col("system").n_unique().alias("systems"), pl.col("nulls").sum().alias("missing"))
+        .sort("benchmark", "level")
+    )
