@@ -50,8 +50,9 @@ def _print_frame(frame, max_rows: int = 60) -> None:  # noqa: ANN001 - polars is
 def print_ingest_report(report) -> None:  # noqa: ANN001
     loaded = [f for f in report.files if f.status == "loaded"]
     unchanged = [f for f in report.files if f.status == "unchanged"]
-    print(f"{len(loaded)} file(s) loaded, {len(unchanged)} unchanged, {len(report.rejected_files)} rejected, "
-          f"{report.rows_quarantined} row(s) quarantined")
+    skipped = [f for f in report.files if f.status == "skipped"]
+    print(f"{len(loaded)} file(s) loaded, {len(unchanged)} unchanged, {len(skipped)} skipped (no scores), "
+          f"{len(report.rejected_files)} rejected, {report.rows_quarantined} row(s) quarantined")
     if report.skipped_documents:
         print(f"skipped {len(report.skipped_documents)} documentation file(s) (README, PROVENANCE, ...)")
     for f in loaded:
@@ -60,6 +61,8 @@ def print_ingest_report(report) -> None:  # noqa: ANN001
         if f.rows_quarantined:
             print(f"  quarantined: {f.path}: {f.rows_quarantined} of {f.rows_in} rows "
                   f"(see: scorehouse sql \"SELECT * FROM quarantine\")")
+    for f in skipped:
+        print(f"  skipped: {f.error}")
     for f in report.rejected_files:
         print(f"  rejected: {f.error}", file=sys.stderr)
 

@@ -19,6 +19,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from transforms.parsers import Format, ParseError, choose_format
+from transforms.parsers.base import NotScoresError
 from transforms.validate import Validated, validate_rows
 from flows.common import refresh_catalog
 from flows.runners import map_tasks
@@ -33,7 +34,7 @@ class FileOutcome:
     """What happened to one input file."""
 
     path: str
-    status: str  # "loaded", "unchanged", "rejected"
+    status: str  # "loaded", "unchanged", "skipped" (a known file without scores), "rejected"
     load_id: str | None = None
     format: str | None = None
     benchmarks: tuple[str, ...] = ()
@@ -186,6 +187,8 @@ def ingest_one(
         outcome = parse_and_validate(path, fmt, load_id, sha, benchmark)
     except ParseError as error:
         outcome = error
+    if isinstance(outcome, NotScoresError):
+        return FileOutcome(str(path), "skipped", error=str(outcome))
     if isinstance(outcome, ParseError):
         record_rejection(warehouse, path, sha, outcome)
         return FileOutcome(str(path), "rejected", error=str(outcome))

@@ -32,6 +32,12 @@ class ParseError(ValueError):
         super().__init__(f"{where}: {problem}")
 
 
+class NotScoresError(ParseError):
+    """A file recognised for what it is and holding no scores to ingest (experiment outputs, run
+    metadata, a rounded copy of scores loaded from another file).  Not a failure: the file is
+    skipped with this reason."""
+
+
 @dataclass(frozen=True)
 class Parsed:
     """A parser's output: the cells and what it noticed on the way.

@@ -42,7 +42,7 @@ from pathlib import Path
 import polars as pl
 
 from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
+from transforms.parsers.base import Format, NotScoresError, Parsed, ParseError
 from transforms.parsers.json_dump import key_lines, load_json, scalar_text
 from transforms.parsers.text import read_text, split_lines
 from warehouse.schema import PARSED_ROWS
@@ -104,7 +104,7 @@ def parse_eval(path: Path, benchmark: str | None) -> Parsed:
         raise ParseError(path, "not a COCO eval file name captions_<val2014|test2014cN>_<submission>_eval.json")
     split, label, team = found.group("split"), found.group("label"), path.parent.name
     if split != VAL_SPLIT:
-        raise ParseError(
+        raise NotScoresError(
             path,
             f"{split} scores of team {team!r} are loaded from scores.txt in the same folder (six decimals; this "
             "file repeats them rounded to three), so the cells are not loaded twice; nothing to ingest here",
@@ -117,7 +117,7 @@ def parse_eval(path: Path, benchmark: str | None) -> Parsed:
         raise ParseError(path, f"{nested[0]!r} holds a JSON {type(doc[nested[0]]).__name__}, not a score")
     values = pl.Series([scalar_text(v) for v in doc.values()], dtype=pl.String())
     if values.str.strip_chars().cast(pl.Float64, strict=False).eq(0).all():
-        raise ParseError(
+        raise NotScoresError(
             path,
             f"every metric is 0 in team {team!r}'s val2014 eval: the evaluation server's record of a team that "
             "submitted no val2014 captions, not a score of zero; nothing to ingest",

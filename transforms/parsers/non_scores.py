@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
+from transforms.parsers.base import Format, NotScoresError, Parsed, ParseError
 from transforms.parsers.text import read_text
 
 DOCS = "see docs/raw-sources.md"
@@ -113,7 +113,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
         head = handle.read(64 * 1024)
     for recognise, explain in KINDS:
         if recognise(path, head):
-            raise ParseError(path, explain(path))
+            raise NotScoresError(path, explain(path))
     raise ParseError(path, "not one of the known non-score files (COCO metadata, id.txt, caption judgments, "
                      "experiment outputs); pass another --format")
 
