@@ -223,6 +223,12 @@ def _require_complete_voters(partial: Partial, method: str) -> None:
             f"method {method!r} needs voters that score every system, and none of the {partial.n_voters} does; "
             f"use 'borda_partial' or 'bradley_terry'"
         )
+    if partial.group_weight is not None and partial.group_weight.sum() <= 0:
+        # the whole-table methods refuse ballots whose weights are all 0: so do their partial forms
+        raise InvalidBallotsError(
+            f"method {method!r}: every voter that scores every system has weight 0, so no voter counts; "
+            f"give at least one complete voter a positive weight"
+        )
 
 
 def _complete_note(partial: Partial) -> tuple[str, ...]:
