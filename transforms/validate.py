@@ -42,7 +42,7 @@ def _duplicated_keys(usable: pl.DataFrame) -> bool:
     A hash of the key per row, counted: linear and cheap.  Equal hashes of
     different keys (a collision) only send the file down the exact path.
     """
-    distinct = usable.select(pl.struct(list(VOTER_KEY)).hash().n_unique()).item()
+    distinct = usable.select(VOTER_KEY).hash_rows().n_unique()
     return distinct < usable.height
 
 
