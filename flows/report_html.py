@@ -51,7 +51,8 @@ table.board tbody tr:nth-child(even) { background: #fafafc; }
 td.missing { color: #999; text-align: center; }
 .up { color: #137333; } .down { color: #b3261e; } .same { color: #888; }
 .tie { color: #888; font-size: .75em; }
-table.meta td { font-size: .8rem; } table.meta code { word-break: break-all; }
+table.meta td { font-size: .8rem; } table.meta td.nowrap, table.meta code { white-space: nowrap; }
+table.meta td.notes { min-width: 22rem; } table.meta ul { margin: 0; padding-left: 1.1rem; }
 .matrices { display: flex; flex-wrap: wrap; gap: 2rem; }
 svg text { font-family: inherit; }
 footer { margin-top: 3rem; color: #666; font-size: .8rem; border-top: 1px solid #dde; padding-top: .5rem; }
@@ -348,13 +349,13 @@ def _metadata(columns: Sequence[MethodColumn]) -> str:
         created = m["created_at"].isoformat() if m.get("created_at") is not None else ""
         fingerprint = m.get("input_fingerprint") or ""
         rows.append(
-            f"<tr><td>{_e(c.label)}</td><td><code>{_e(m['snapshot_id'])}</code></td><td>{_e(created)}</td>"
+            f"<tr><td>{_e(c.label)}</td><td><code>{_e(m['snapshot_id'])}</code></td><td class=\"nowrap\">{_e(created)}</td>"
             f"<td>{_e(m['method'])}</td><td><code>{_e(_parameters(m.get('parameters')))}</code></td>"
             f"<td class=\"num\">{_e(m.get('n_systems'))}</td><td class=\"num\">{_e(m.get('n_voters'))}</td>"
             f"<td><code title=\"{_e(fingerprint)}\">{_e(fingerprint[:16])}</code></td>"
             f"<td><code>{_e(m.get('code_version') or '')}</code></td>"
             f"<td><code>{_e(m.get('previous_snapshot_id') or '—')}</code></td>"
-            f"<td>{f'<ul>{notes}</ul>' if notes else ''}</td></tr>"
+            f"<td class=\"notes\">{f'<ul>{notes}</ul>' if notes else ''}</td></tr>"
         )
     return f"""<div class="scroll"><table class="meta">
 <thead><tr><th>column</th><th>snapshot</th><th>created (UTC)</th><th>method</th><th>parameters</th><th>systems</th>

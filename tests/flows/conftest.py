@@ -1,9 +1,15 @@
 """Fixtures of the flow tests: small real leaderboards ingested into a fresh warehouse."""
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from flows.ingest import ingest_flow
+from flows.rank import rank_flow
+from warehouse.queries import latest_snapshot_ids
+from warehouse.storage import Warehouse
 
 REPO = Path(__file__).resolve().parents[2]
 TABLES = REPO / "data" / "bundled" / "vote_and_rank" / "tables"
@@ -23,3 +29,22 @@ def dumps(tmp_path: Path) -> Path:
 
 def snapshot_files(home: Path) -> dict[str, bytes]:
     return {str(p.relative_to(home)): p.read_bytes() for p in sorted(home.glob("snapshot*/**/*.parquet"))}
+
+
+@dataclass(frozen=True)
+class RankedWarehouse:
+    warehouse: Warehouse
+    snapshot_ids: list[str]
+
+
+@pytest.fixture(scope="session")
+def ranked_warehouse(tmp_path_factory: pytest.TempPathFactory) -> RankedWarehouse:
+    """SuperGLUE and VALUE ingested from the bundled dumps and ranked with the default methods."""
+    home = tmp_path_factory.mktemp("report") / "warehouse"
+    report = ingest_flow([str(SUPERGLUE), str(VALUE)], home=str(home))
+    assert [f.status for f in report.files] == ["loaded", "loaded"]
+    outcomes = rank_flow(home=str(home))
+    assert [(o.benchmark, o.level) for o in outcomes] == [("superglue", "task"), ("value", "task")]
+    assert not [m.error for o in outcomes for m in o.methods if m.error]
+    warehouse = Warehouse(home)
+    return RankedWarehouse(warehouse, latest_snapshot_ids(warehouse))
