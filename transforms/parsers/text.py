@@ -17,7 +17,9 @@ unterminated quote.
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import re
 import zlib
 from pathlib import Path
@@ -133,6 +135,22 @@ def record_starts(path: Path, text: str) -> pl.DataFrame:
     )
 
 
+def check_quoting(path: Path, text: str) -> None:
+    """ParseError at the first malformed quote (e.g. a closing quote followed by more text).
+
+    Readers disagree on how to recover from such quoting, so no reading of it is
+    trusted; the standard library's strict reader finds it and its line.
+    """
+    reader = csv.reader(io.StringIO(text), strict=True)
+    try:
+        for _ in reader:
+            pass
+    except csv.Error as exc:
+        raise ParseError(
+            path, f"malformed quoting ({exc}); quote whole fields and double the quotes inside them", reader.line_num
+        ) from None
+
+
 def read_csv_records(path: Path, text: str) -> pl.DataFrame:
     """A comma-separated file with a header, every cell as String, plus ``line``.
 
@@ -140,6 +158,8 @@ def read_csv_records(path: Path, text: str) -> pl.DataFrame:
     empty).  Header names must be unique and non-empty except a leading index
     column; blank lines and ragged records are ParseErrors.
     """
+    if '"' in text:
+        check_quoting(path, text)
     records = record_starts(path, text)
     if records.height == 0:
         raise ParseError(path, "empty file: no header line")
