@@ -154,5 +154,19 @@ def kemeny_brute_force(ballots: pl.DataFrame) -> tuple[list[tuple[str, ...]], fl
 
 
 def ranks_from_scores(scores: dict[str, float]) -> dict[str, int]:
-    """1 + the number of strictly higher scores."""
-    return {x: 1 + sum(s > v + 1e-9 for s in scores.values()) for x, v in scores.items()}
+    """Competition ranks under the documented tie rule of ``aggregators.ranking``, written plainly:
+    sorted from the highest, a value within a relative 1e-9 (at least an absolute 1e-9) of the
+    previous one joins its tie class; a class's rank is 1 + the number of values above it."""
+    classes: list[list[float]] = []
+    for value in sorted(scores.values(), reverse=True):
+        last = classes[-1][-1] if classes else None
+        if last is not None and last - value <= 1e-9 * max(1.0, abs(last), abs(value)):
+            classes[-1].append(value)
+        else:
+            classes.append([value])
+    rank_of, position = {}, 1
+    for members in classes:
+        for value in members:
+            rank_of[value] = position
+        position += len(members)
+    return {system: rank_of[value] for system, value in scores.items()}
