@@ -218,6 +218,11 @@ def _result(
 
 def _require_complete_voters(partial: Partial, method: str) -> None:
     _require(partial, "ranks", "borda")
+    if partial.n_complete and not partial.group_weight.sum() > 0:
+        raise InvalidBallotsError(
+            f"method {method!r}: every one of the {partial.n_complete} voters that score every system has weight 0, "
+            f"so no voter counts; give at least one of them a positive weight"
+        )
     if partial.n_complete == 0:
         raise InvalidBallotsError(
             f"method {method!r} needs voters that score every system, and none of the {partial.n_voters} does; "

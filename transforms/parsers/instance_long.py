@@ -155,13 +155,17 @@ def rows_of(path: Path, frame: pl.DataFrame, benchmark: str | None) -> Parsed:
         task_column = pl.col(system)
         system_column = pl.format("mt-{}", pl.col(system))
         problems.append("MLQE-PE: task = language pair, system = 'mt-<pair>' (one MT system per pair)")
+    # Score columns by position: a header such as "*" or "^x$" would read as a wildcard or a regex.
+    positional = {f"_score{i}": name for i, name in enumerate(scores)}
     rows = (
         frame.select(
-            task=task_column, system=system_column, instance=pl.col(instance), line=pl.col("line"), *scores
+            task=task_column, system=system_column, instance=pl.col(instance), line=pl.col("line"),
+            *(frame.get_column(name).alias(key) for key, name in positional.items()),
         )
-        .unpivot(index=["task", "system", "instance", "line"], on=scores, variable_name="metric", value_name="value")
+        .unpivot(index=["task", "system", "instance", "line"], on=list(positional), variable_name="metric",
+                 value_name="value")
         .sort("line", maintain_order=True)
-        .with_columns(benchmark=pl.lit(benchmark))
+        .with_columns(pl.col("metric").replace_strict(positional, return_dtype=pl.String), benchmark=pl.lit(benchmark))
     )
     return Parsed(rows, tuple(problems))
 
