@@ -11,7 +11,7 @@ export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 90
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_LOGGING_LEVEL ?= CRITICAL
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test lint browser clean
 
 install: $(STAMP)
 
@@ -25,8 +25,14 @@ $(STAMP): pyproject.toml requirements.lock
 run: install
 	$(VENV)/bin/scorehouse run
 
-test: install lint
+test: install lint browser
 	$(PY) -m pytest -q
+
+# The HTML report is tested in a real headless Chromium: Debian's, installed here when missing.
+browser:
+	@test -x /usr/bin/chromium || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "The report test needs Chromium: run 'sudo apt-get install chromium' (Debian) and retry" >&2; exit 1; fi; }
 
 lint: install
 	$(VENV)/bin/lint-imports

@@ -30,27 +30,7 @@ from aggregators.profile import Profile
 from aggregators.ranking import tie_classes
 from aggregators.registry import method_info
 from aggregators.robustness import compare_batch, positive_voters, units_of
-
-PAIRS_SCHEMA: dict[str, pl.DataType] = {
-    "method_a": pl.String(),
-    "method_b": pl.String(),
-    "kendall_tau": pl.Float64(),
-    "top1_differs": pl.Boolean(),
-    "top3_differs": pl.Boolean(),
-    "top1_a": pl.String(),
-    "top1_b": pl.String(),
-}
-
-MOVES_SCHEMA: dict[str, pl.DataType] = {
-    "method_a": pl.String(),
-    "method_b": pl.String(),
-    "system": pl.String(),
-    "rank_a": pl.Int64(),
-    "rank_b": pl.Int64(),
-    "shift": pl.Int64(),  # rank_a - rank_b: positive when method_a ranks the system lower
-    "explanation": pl.String(),
-}
-
+from aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA
 
 def task_scores(profile: Profile) -> tuple[tuple[str, ...], np.ndarray]:
     """Task names and a tasks x systems matrix: the weighted mean of each task's voters (NaN if none scored)."""

@@ -218,15 +218,16 @@ def _result(
 
 def _require_complete_voters(partial: Partial, method: str) -> None:
     _require(partial, "ranks", "borda")
-    if partial.n_complete and not partial.group_weight.sum() > 0:
-        raise InvalidBallotsError(
-            f"method {method!r}: every one of the {partial.n_complete} voters that score every system has weight 0, "
-            f"so no voter counts; give at least one of them a positive weight"
-        )
     if partial.n_complete == 0:
         raise InvalidBallotsError(
             f"method {method!r} needs voters that score every system, and none of the {partial.n_voters} does; "
             f"use 'borda_partial' or 'bradley_terry'"
+        )
+    if partial.group_weight is not None and partial.group_weight.sum() <= 0:
+        # the whole-table methods refuse ballots whose weights are all 0: so do their partial forms
+        raise InvalidBallotsError(
+            f"method {method!r}: every voter that scores every system has weight 0, so no voter counts; "
+            f"give at least one complete voter a positive weight"
         )
 
 

@@ -16,7 +16,8 @@ import numpy as np
 import polars as pl
 from scipy.stats import rankdata
 
-RANKING_SCHEMA = {"system": pl.String, "score": pl.Float64, "rank": pl.Int64, "tied": pl.Boolean}
+from aggregators.schemas import RANKING_SCHEMA
+
 TIE_TOLERANCE = 1e-9
 
 

@@ -35,31 +35,7 @@ from aggregators.errors import InvalidParameterError
 from aggregators.profile import Profile
 from aggregators.ranking import tie_classes
 from aggregators.registry import method_info, score_profile
-
-TABLE_SCHEMA: dict[str, pl.DataType] = {
-    "experiment": pl.String(),
-    "method": pl.String(),
-    "condition": pl.String(),  # what is held fixed: the rescaled task, the dispersion phi, or ""
-    "setting": pl.Float64(),  # what varies: number of tasks, missing rate, factor, corrupted tasks
-    "repetition": pl.Int64(),
-    "kendall_tau": pl.Float64(),
-    "top1": pl.Float64(),
-    "top3": pl.Float64(),
-}
-
-SUMMARY_SCHEMA: dict[str, pl.DataType] = {
-    "experiment": pl.String(),
-    "method": pl.String(),
-    "condition": pl.String(),
-    "setting": pl.Float64(),
-    "repetitions": pl.Int64(),
-    "tau_mean": pl.Float64(),
-    "tau_std": pl.Float64(),
-    "tau_low": pl.Float64(),  # 5 % quantile: the lower edge of the plotted band
-    "tau_high": pl.Float64(),  # 95 % quantile
-    "top1_mean": pl.Float64(),
-    "top3_mean": pl.Float64(),
-}
+from aggregators.schemas import SUMMARY_SCHEMA, TABLE_SCHEMA
 
 Params = Mapping[str, Mapping[str, Any]] | None
 

@@ -50,8 +50,9 @@ def _print_frame(frame, max_rows: int = 60) -> None:  # noqa: ANN001 - polars is
 def print_ingest_report(report) -> None:  # noqa: ANN001
     loaded = [f for f in report.files if f.status == "loaded"]
     unchanged = [f for f in report.files if f.status == "unchanged"]
-    print(f"{len(loaded)} file(s) loaded, {len(unchanged)} unchanged, {len(report.rejected_files)} rejected, "
-          f"{report.rows_quarantined} row(s) quarantined")
+    skipped = [f for f in report.files if f.status == "skipped"]
+    print(f"{len(loaded)} file(s) loaded, {len(unchanged)} unchanged, {len(skipped)} skipped (no scores), "
+          f"{len(report.rejected_files)} rejected, {report.rows_quarantined} row(s) quarantined")
     if report.skipped_documents:
         print(f"skipped {len(report.skipped_documents)} documentation file(s) (README, PROVENANCE, ...)")
     for f in loaded:
@@ -60,6 +61,8 @@ def print_ingest_report(report) -> None:  # noqa: ANN001
         if f.rows_quarantined:
             print(f"  quarantined: {f.path}: {f.rows_quarantined} of {f.rows_in} rows "
                   f"(see: scorehouse sql \"SELECT * FROM quarantine\")")
+    for f in skipped:
+        print(f"  skipped: {f.error}")
     for f in report.rejected_files:
         print(f"  rejected: {f.error}", file=sys.stderr)
 
@@ -339,6 +342,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"left out {len(pickles)} bundled pickle(s): ingest them with 'scorehouse ingest --trust-pickle PATH'")
     print_summary(args.home)
     failures = print_rankings(rank_flow(home=args.home))
+    from flows.report import write_report
+    from warehouse.queries import latest_snapshot_ids
+    from warehouse.storage import Warehouse
+
+    warehouse = Warehouse(args.home)
+    path = write_report(warehouse, latest_snapshot_ids(warehouse), warehouse.home / "report.html")
+    print(f"\nHTML report of the latest rankings: {path}")
     return 0 if not report.rejected_files and not failures else 1
 
 

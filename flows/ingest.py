@@ -19,6 +19,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from transforms.parsers import Format, ParseError, choose_format
+from transforms.parsers.base import NotScoresError
 from transforms.validate import Validated, validate_rows
 from flows.common import refresh_catalog
 from flows.runners import map_tasks
@@ -33,7 +34,7 @@ class FileOutcome:
     """What happened to one input file."""
 
     path: str
-    status: str  # "loaded", "unchanged", "rejected"
+    status: str  # "loaded", "unchanged", "skipped" (a known file without scores), "rejected"
     load_id: str | None = None
     format: str | None = None
     benchmarks: tuple[str, ...] = ()
@@ -79,8 +80,14 @@ def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path]]:
     return [f for f in files if f not in documents], documents
 
 
-def load_id_of(sha: str, format_name: str, benchmark: str | None) -> str:
-    return hashlib.sha256(f"{sha}|{format_name}|{benchmark or ''}".encode()).hexdigest()[:20]
+def load_id_of(sha: str, format_name: str, benchmark: str | None, folder: str | None = None) -> str:
+    key = f"{sha}|{format_name}|{benchmark or ''}" + (f"|{folder}" if folder is not None else "")
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def source_name(path: Path, fmt: Format) -> str:
+    """The file as a source: its name, with its folder for formats that take names from it."""
+    return f"{path.parent.name}/{path.name}" if fmt.folder_named else path.name
 
 
 @task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
@@ -105,7 +112,7 @@ def parse_and_validate(
     benchmarks = ",".join(sorted(parsed.rows.get_column("benchmark").unique().to_list()))
     record = LoadRecord(
         load_id=load_id,
-        source=f"{fmt.name}:{benchmarks}:{path.name}",
+        source=f"{fmt.name}:{benchmarks}:{source_name(path, fmt)}",
         file_name=str(path),
         sha256=sha,
         format=fmt.name,
@@ -174,12 +181,14 @@ def ingest_one(
     sha = archive_file(warehouse, path)
     try:
         fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
-        load_id = load_id_of(sha, fmt.name, benchmark)
+        load_id = load_id_of(sha, fmt.name, benchmark, path.parent.name if fmt.folder_named else None)
         if warehouse.load_exists(load_id):
             return FileOutcome(str(path), "unchanged", load_id, fmt.name)
         outcome = parse_and_validate(path, fmt, load_id, sha, benchmark)
     except ParseError as error:
         outcome = error
+    if isinstance(outcome, NotScoresError):
+        return FileOutcome(str(path), "skipped", error=str(outcome))
     if isinstance(outcome, ParseError):
         record_rejection(warehouse, path, sha, outcome)
         return FileOutcome(str(path), "rejected", error=str(outcome))

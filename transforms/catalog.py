@@ -38,8 +38,9 @@ def glob_regex(pattern: str) -> str:
         elif char == "?":
             parts.append(".")
         elif char == "[":
-            start = i + 1 if i < len(pattern) and pattern[i] == "!" else i
-            start += 1 if start < len(pattern) and pattern[start] == "]" else 0  # a leading ] is literal
+            # A "]" right after "[" or "[!" is a member, not the end (so "[!]" is a literal "[!]").
+            start = i + 1 if pattern[i : i + 1] == "!" else i
+            start += 1 if pattern[start : start + 1] == "]" else 0
             close = pattern.find("]", start)
             if close == -1:
                 parts.append(re.escape(char))

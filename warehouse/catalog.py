@@ -45,8 +45,7 @@ from pathlib import Path
 import polars as pl
 
 from warehouse.schema import LOADS, METRICS, QUARANTINE, SCORES
-from aggregators.disagreement import MOVES_SCHEMA, PAIRS_SCHEMA
-from aggregators.robustness import SUMMARY_SCHEMA, TABLE_SCHEMA
+from aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA, SUMMARY_SCHEMA, TABLE_SCHEMA
 from warehouse.analyses import ANALYSIS_MANIFEST
 from warehouse.snapshots import SNAPSHOT_MANIFEST, SNAPSHOT_RANKING
 from warehouse.storage import REJECTED, Warehouse, atomic_write_parquet

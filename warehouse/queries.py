@@ -52,3 +52,17 @@ def latest_snapshot_ids(warehouse: Warehouse, benchmark: str | None = None) -> l
             [benchmark] if benchmark else None,
         )
     return frame.get_column("snapshot_id").to_list() if frame.height else []
+
+
+def latest_analysis_summary(warehouse: Warehouse, benchmark: str, level: str, experiment: str) -> pl.DataFrame:
+    """The summary table of the newest analysis of ``experiment`` on a benchmark (empty if none)."""
+    with connect(warehouse) as con:
+        return query_frame(
+            con,
+            """SELECT s.* FROM analysis_summaries AS s
+               WHERE s.analysis_id = (
+                   SELECT analysis_id FROM analyses
+                   WHERE benchmark = ? AND level = ? AND experiment = ?
+                   ORDER BY created_at DESC, analysis_id DESC LIMIT 1)""",
+            [benchmark, level, experiment],
+        )

@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from aggregators.ranking import RANKING_SCHEMA
+from aggregators.schemas import RANKING_SCHEMA
 from warehouse.storage import Warehouse, atomic_write_parquet
 
 # A snapshot stores the aggregators' ranking contract as is: its schema is theirs.

@@ -19,12 +19,15 @@ from warehouse.storage import Warehouse
 WMT_BLEU = REPO / "data" / "bundled" / "wmt20-metrics" / "final-metric-scores" / "baselines" / "BLEU.sys.score.gz"
 
 
-def cli(home: Path, *args: str, prefect_home: Path) -> subprocess.Popen:
+def cli(home: Path, *args: str, prefect_home: Path, new_session: bool = False) -> subprocess.Popen:
     env = {**os.environ, "SCOREHOUSE_HOME": str(home), "PREFECT_HOME": str(prefect_home),
            "PREFECT_LOGGING_LEVEL": "WARNING", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     env.pop("PREFECT_API_URL", None)
     log = open(prefect_home.with_suffix(".log"), "w")  # noqa: SIM115 - closed with the process
-    return subprocess.Popen([sys.executable, "-m", "flows.cli", *args], cwd=REPO, env=env, stdout=log, stderr=log)
+    return subprocess.Popen(
+        [sys.executable, "-m", "flows.cli", *args], cwd=REPO, env=env, stdout=log, stderr=log,
+        start_new_session=new_session,
+    )
 
 
 def corrupt_gzip(path: Path) -> None:
@@ -85,7 +88,8 @@ def test_two_rank_processes_at_once_finish_and_readers_are_never_blocked(tmp_pat
 def test_serve_runs_the_refresh_on_its_schedule(tmp_path):
     inbox, home = tmp_path / "inbox", tmp_path / "wh"
     inbox.mkdir()
-    server = cli(home, "serve", "--inbox", str(inbox), "--interval", "5", prefect_home=tmp_path / "p")
+    # its own session, so that the Prefect server it starts can be stopped with it
+    server = cli(home, "serve", "--inbox", str(inbox), "--interval", "5", prefect_home=tmp_path / "p", new_session=True)
     try:
         shutil.copyfile(VALUE, inbox / VALUE.name)
         deadline = time.monotonic() + 240
@@ -98,9 +102,9 @@ def test_serve_runs_the_refresh_on_its_schedule(tmp_path):
             time.sleep(1)
         assert list((home / "snapshot_manifests").glob("*.parquet"))
     finally:
-        server.send_signal(signal.SIGINT)
+        os.killpg(server.pid, signal.SIGTERM)  # Prefect's runner shuts down gracefully on SIGTERM
         try:
-            server.wait(timeout=60)
+            server.wait(timeout=120)
         except subprocess.TimeoutExpired:
-            server.kill()
-            raise
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()

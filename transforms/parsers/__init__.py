@@ -95,6 +95,7 @@ def parse_file(
 
 # Parser modules register themselves on import; this is the one list of them.
 from transforms.parsers import (  # noqa: E402,F401
+    coco_captioning,
     gem_scores,
     instance_long,
     instance_parquet,
@@ -103,7 +104,10 @@ from transforms.parsers import (  # noqa: E402,F401
     leaderboard_value,
     leaderboard_votenrank,
     leaderboard_wide,
+    non_scores,
     pickles,
+    tac_resp_pyr,
+    usr_ratings,
     wmt,
     wmt_da,
 )

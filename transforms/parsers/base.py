@@ -32,6 +32,12 @@ class ParseError(ValueError):
         super().__init__(f"{where}: {problem}")
 
 
+class NotScoresError(ParseError):
+    """A file recognised for what it is and holding no scores to ingest (experiment outputs, run
+    metadata, a rounded copy of scores loaded from another file).  Not a failure: the file is
+    skipped with this reason."""
+
+
 @dataclass(frozen=True)
 class Parsed:
     """A parser's output: the cells and what it noticed on the way.
@@ -56,6 +62,9 @@ class Format:
     parse: Callable[[Path, str | None], Parsed]
     description: str
     needs_trust: bool = False  # True for formats whose loading executes code (pickles)
+    # True for formats whose rows take a name from the file's folder (a COCO team folder holds
+    # "scores.txt"): the warehouse then tells same-named or byte-identical files of two folders apart.
+    folder_named: bool = False
 
 
 def rows_frame(

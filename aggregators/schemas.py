@@ -1,0 +1,62 @@
+"""The schemas of the tables the aggregators produce, in one light module.
+
+Polars only: the warehouse stores these tables under these schemas, and
+importing this module must not load the methods (scipy and all).
+"""
+
+import polars as pl
+
+# The ranking contract: what every method returns.
+RANKING_SCHEMA: dict[str, pl.DataType] = {
+    "system": pl.String(),
+    "score": pl.Float64(),
+    "rank": pl.Int64(),
+    "tied": pl.Boolean(),
+}
+
+# Robustness experiments: one row per method x setting x repetition, and its summary.
+TABLE_SCHEMA: dict[str, pl.DataType] = {
+    "experiment": pl.String(),
+    "method": pl.String(),
+    "condition": pl.String(),  # what is held fixed: the rescaled task, the dispersion phi, or ""
+    "setting": pl.Float64(),  # what varies: number of tasks, missing rate, factor, corrupted tasks
+    "repetition": pl.Int64(),
+    "kendall_tau": pl.Float64(),
+    "top1": pl.Float64(),
+    "top3": pl.Float64(),
+}
+
+SUMMARY_SCHEMA: dict[str, pl.DataType] = {
+    "experiment": pl.String(),
+    "method": pl.String(),
+    "condition": pl.String(),
+    "setting": pl.Float64(),
+    "repetitions": pl.Int64(),
+    "tau_mean": pl.Float64(),
+    "tau_std": pl.Float64(),
+    "tau_low": pl.Float64(),  # 5 % quantile: the lower edge of the plotted band
+    "tau_high": pl.Float64(),  # 95 % quantile
+    "top1_mean": pl.Float64(),
+    "top3_mean": pl.Float64(),
+}
+
+# The disagreement report: every pair of methods, and the systems that move most.
+PAIRS_SCHEMA: dict[str, pl.DataType] = {
+    "method_a": pl.String(),
+    "method_b": pl.String(),
+    "kendall_tau": pl.Float64(),
+    "top1_differs": pl.Boolean(),
+    "top3_differs": pl.Boolean(),
+    "top1_a": pl.String(),
+    "top1_b": pl.String(),
+}
+
+MOVES_SCHEMA: dict[str, pl.DataType] = {
+    "method_a": pl.String(),
+    "method_b": pl.String(),
+    "system": pl.String(),
+    "rank_a": pl.Int64(),
+    "rank_b": pl.Int64(),
+    "shift": pl.Int64(),  # rank_a - rank_b: positive when method_a ranks the system lower
+    "explanation": pl.String(),
+}

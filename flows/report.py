@@ -1,0 +1,203 @@
+"""The HTML report of ranking snapshots (``scorehouse export --format html``).
+
+Gathers through :mod:`warehouse` (the snapshots, the current scores of their
+benchmarks), computes through :mod:`transforms` and :mod:`aggregators` (the
+ballots, the pairwise win probabilities with Hoeffding intervals, Kendall tau
+and top-k agreement) and hands plain data to the pure renderer
+:mod:`flows.report_html`; :mod:`warehouse.exports` writes the page atomically.
+
+One section per (benchmark, level), in name order.  Within a section the
+methods come in the rank plan's order (``mean`` first, so the leaderboard is
+ordered by the reference ranking the arrows compare with), then by name and
+parameters: the same set of snapshots gives the same page whatever the order
+of the ids.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from aggregators import AggregationError, kendall_tau, pairwise_confidence, top_k_agreement
+from flows.leaderboard import REFERENCE_METHOD
+from flows.report_html import Agreement, MethodColumn, Pairwise, Section, render_report
+from transforms.ballots import ballots as make_ballots
+from transforms.rank_plan import INSTANCE_DEFAULTS, TASK_DEFAULTS, MethodRun
+from warehouse.exports import ExportError, write_text_atomic
+from flows.analysis_plots import band_plot, method_colours
+from warehouse.queries import benchmark_scores, latest_analysis_summary
+from warehouse.snapshots import input_fingerprint, read_snapshot
+from warehouse.storage import Warehouse
+
+TOP_N = 20  # systems shown in a pairwise heatmap
+DELTA = 0.05  # 95% Hoeffding intervals
+TOP_K = 3
+METHOD_ORDER = tuple(dict.fromkeys((*TASK_DEFAULTS, *(m for m, _ in INSTANCE_DEFAULTS), "borda_partial")))
+
+
+def write_report(
+    warehouse: Warehouse,
+    snapshot_ids: list[str],
+    output: str | Path,
+    *,
+    top_n: int = TOP_N,
+    delta: float = DELTA,
+) -> Path:
+    """Render the snapshots as one self-contained HTML page at ``output`` (written atomically)."""
+    page = render_report(report_sections(warehouse, snapshot_ids, top_n=top_n, delta=delta))
+    return write_text_atomic(page, Path(output))
+
+
+def report_sections(
+    warehouse: Warehouse, snapshot_ids: list[str], *, top_n: int = TOP_N, delta: float = DELTA
+) -> list[Section]:
+    """The report's sections, one per (benchmark, level) of the given snapshots."""
+    if not snapshot_ids:
+        raise ExportError("nothing to report: no snapshot ids given (rank first, or use --latest)")
+    if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 2:
+        raise ExportError(f"report: parameter 'top_n' (systems in a heatmap) must be an integer >= 2, got {top_n!r}")
+    groups: dict[tuple[str, str], list[tuple[dict[str, Any], pl.DataFrame]]] = {}
+    for snapshot in dict.fromkeys(snapshot_ids):
+        manifest, ranking = read_snapshot(warehouse, snapshot)
+        groups.setdefault((manifest["benchmark"], manifest["level"]), []).append((manifest, ranking))
+    return [
+        _section(warehouse, benchmark, level, sorted(groups[(benchmark, level)], key=_method_key), top_n, delta)
+        for benchmark, level in sorted(groups)
+    ]
+
+
+def _method_key(snapshot: tuple[dict[str, Any], pl.DataFrame]) -> tuple[Any, ...]:
+    m = snapshot[0]
+    position = METHOD_ORDER.index(m["method"]) if m["method"] in METHOD_ORDER else len(METHOD_ORDER)
+    return position, m["method"], m["parameters"], m["created_at"], m["snapshot_id"]
+
+
+def method_label(manifest: dict[str, Any]) -> str:
+    """``borda (two-level)``, ``elo [k=32]``: the method as the text leaderboard names it, with its parameters."""
+    params = json.loads(manifest["parameters"] or "{}")
+    two_step = bool(params.pop("two_step", False))
+    label = MethodRun(manifest["method"], params, two_step=two_step).label
+    extra = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(params.items()))
+    return f"{label} [{extra}]" if extra else label
+
+
+def _columns(snapshots: list[tuple[dict[str, Any], pl.DataFrame]]) -> tuple[MethodColumn, ...]:
+    labels = [method_label(m) for m, _ in snapshots]
+    # Two snapshots of the same method and parameters (an old and a new one) are told apart by id.
+    labels = [f"{lab} @{m['snapshot_id'][:8]}" if labels.count(lab) > 1 else lab
+              for lab, (m, _) in zip(labels, snapshots)]
+    reference = next((i for i, (m, _) in enumerate(snapshots) if m["method"] == REFERENCE_METHOD), None)
+    return tuple(
+        MethodColumn(label, manifest, ranking, is_reference=i == reference)
+        for i, (label, (manifest, ranking)) in enumerate(zip(labels, snapshots))
+    )
+
+
+def leaderboard_order(columns: tuple[MethodColumn, ...]) -> tuple[str, ...]:
+    """Systems by the first method's rank; those it did not rank by the next methods' ranks; then by name."""
+    ranks = pl.concat([c.ranking.select("system") for c in columns]).unique()
+    for i, c in enumerate(columns):
+        ranks = ranks.join(c.ranking.select("system", pl.col("rank").alias(f"rank_{i}")), on="system", how="left")
+    order = ranks.sort([f"rank_{i}" for i in range(len(columns))] + ["system"], nulls_last=True)
+    return tuple(order.get_column("system").to_list())
+
+
+def _section(
+    warehouse: Warehouse,
+    benchmark: str,
+    level: str,
+    snapshots: list[tuple[dict[str, Any], pl.DataFrame]],
+    top_n: int,
+    delta: float,
+) -> Section:
+    columns = _columns(snapshots)
+    systems = leaderboard_order(columns)
+    scores, metrics = benchmark_scores(warehouse, benchmark, level)
+    notes = list(_input_notes(columns, scores, metrics))
+    pairwise = None
+    if scores.height:
+        try:
+            pairwise = _pairwise(make_ballots(scores, metrics, level=level).collect(), systems, top_n, delta)
+        except AggregationError as error:
+            notes.append(f"pairwise win probabilities not available: {error}")
+    else:
+        notes.append(f"no current {level}-level scores of {benchmark} in the warehouse: no pairwise win probabilities")
+    return Section(benchmark, level, systems, columns, pairwise, _agreement(columns), tuple(notes),
+                   _robustness_plots(warehouse, benchmark, level))
+
+
+# The stored robustness experiments plotted in a section: experiment, x axis label.
+PLOTTED_EXPERIMENTS = (
+    ("tasks", "Dropping tasks", "number of tasks kept"),
+    ("missing", "Removing scores", "share of scores removed (eta)"),
+)
+
+
+def _robustness_plots(warehouse: Warehouse, benchmark: str, level: str) -> tuple[str, ...]:
+    """SVG plots of the newest stored analyses (``scorehouse analyze``) of the benchmark, if any."""
+    summaries = [
+        (title, x_label, latest_analysis_summary(warehouse, benchmark, level, experiment))
+        for experiment, title, x_label in PLOTTED_EXPERIMENTS
+    ]
+    colours = method_colours([m for _, _, s in summaries for m in s.get_column("method").to_list()])
+    return tuple(
+        band_plot(summary, x="setting", title=title, x_label=x_label, colours=colours)
+        for title, x_label, summary in summaries
+        if summary.height
+    )
+
+
+def _input_notes(columns: tuple[MethodColumn, ...], scores: pl.DataFrame, metrics: pl.DataFrame) -> list[str]:
+    """Say when the methods saw different inputs, or when the current scores are not what they ranked."""
+    notes = []
+    fingerprints = {c.manifest["input_fingerprint"] for c in columns}
+    if len(fingerprints) > 1:
+        notes.append("the methods of this section ranked different input data (see the input fingerprints below)")
+    if scores.height:
+        current = input_fingerprint(scores.get_column("load_id").unique().to_list(), metrics)
+        stale = [c.label for c in columns if c.manifest["input_fingerprint"] != current]
+        if stale:
+            notes.append(
+                "the pairwise win probabilities use the current scores, which differ from the inputs of "
+                f"{', '.join(stale)}; run 'scorehouse rank' for snapshots of the current data"
+            )
+    return notes
+
+
+def _pairwise(ballots: pl.DataFrame, systems: tuple[str, ...], top_n: int, delta: float) -> Pairwise | None:
+    """Probabilities on all the ballots' systems (the imputation depends on them all), shown for the top ``top_n``."""
+    if ballots.height == 0:
+        return None
+    table = pairwise_confidence(ballots, delta)
+    present = set(table.get_column("system_a").to_list())
+    ordered = [s for s in systems if s in present] + sorted(present - set(systems))
+    shown = tuple(ordered[:top_n])
+    if len(shown) < 2:
+        return None
+    kept = table.filter(pl.col("system_a").is_in(shown) & pl.col("system_b").is_in(shown))
+    return Pairwise(shown, kept, delta, len(present))
+
+
+def _compare(a: pl.DataFrame, b: pl.DataFrame, how: str) -> float | None:
+    """Kendall tau-b or top-k agreement of two rankings on their common systems; None where undefined."""
+    try:
+        return kendall_tau(a, b) if how == "tau" else top_k_agreement(a, b, TOP_K)
+    except AggregationError:  # fewer common systems than the comparison needs
+        return None
+
+
+def _agreement(columns: tuple[MethodColumn, ...]) -> Agreement | None:
+    if len(columns) < 2:
+        return None
+    rankings = [c.ranking.select("system", "rank") for c in columns]
+    systems = [set(r.get_column("system").to_list()) for r in rankings]
+    return Agreement(
+        labels=tuple(c.label for c in columns),
+        kendall_tau=tuple(tuple(_compare(a, b, "tau") for b in rankings) for a in rankings),
+        top_k=tuple(tuple(_compare(a, b, "top") for b in rankings) for a in rankings),
+        common=tuple(tuple(len(a & b) for b in systems) for a in systems),
+        k=TOP_K,
+    )
