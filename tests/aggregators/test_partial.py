@@ -117,3 +117,15 @@ def test_partials_over_other_systems_or_the_same_group_do_not_combine():
     other = partial_of(("a", "b", "c"), profile.scores, profile.weights, np.zeros(4, dtype=int), ["h"])
     with pytest.raises(InvalidBallotsError, match="different systems"):
         combine([one, other])
+
+
+def test_complete_voters_of_weight_zero_are_refused_like_the_whole_table():
+    frame = pl.DataFrame(
+        {"voter": ["a", "a", "b", "b"], "system": ["x", "y", "x", "y"], "score": [None, None, 0.5, 0.5],
+         "weight": [1.0, 1.0, 0.0, 0.0], "group": ["g"] * 4}
+    )
+    whole = combine(partials(frame, [0]))
+    with pytest.raises(InvalidBallotsError):
+        run("borda", complete_voters(frame))
+    with pytest.raises(InvalidBallotsError, match="weight 0"):
+        finish_borda(whole)

@@ -107,3 +107,11 @@ def test_typed_values_are_validated_like_text():
     assert checked.scores.select("instance", "score").rows() == [("0", 1.5), ("2", None)]
     assert sorted(checked.quarantine.get_column("reason").to_list()) == ["exact duplicate of row 1", "non-finite score inf"]
     assert checked.quarantine.schema["value"] == pl.String
+
+
+def test_metric_headers_that_look_like_wildcards_are_names(tmp_path):
+    path = tmp_path / "benchmark=x" / "t.csv"
+    path.parent.mkdir()
+    path.write_text("System,Utterance,*,^b$\na,0,1.5,2\n")
+    _, parsed = parse_file(path)
+    assert sorted(parsed.rows.select("metric", "value").rows()) == [("*", "1.5"), ("^b$", "2")]

@@ -155,19 +155,17 @@ def rows_of(path: Path, frame: pl.DataFrame, benchmark: str | None) -> Parsed:
         task_column = pl.col(system)
         system_column = pl.format("mt-{}", pl.col(system))
         problems.append("MLQE-PE: task = language pair, system = 'mt-<pair>' (one MT system per pair)")
-    # The keys travel in one struct column whose name no score column has: a metric may be
-    # called "task" or "line" in a user's dump without colliding with them.
-    key = "_key"
-    while key in scores:
-        key += "_"
+    # The keys travel in one struct column and the scores under positional names, so no
+    # header collides with them: a metric may be called "task" or "line", and a header such
+    # as "*" or "^x$" (a wildcard or a regex to Polars) is taken as a name.
+    positional = {f"_score{i}": name for i, name in enumerate(scores)}
     keys = pl.struct(task=task_column, system=system_column, instance=pl.col(instance), line=pl.col("line"))
     rows = (
-        frame.select(keys.alias(key), *scores)
-        .unpivot(index=key, on=scores, variable_name="_metric_", value_name="_value_")
-        .unnest(key)
-        .rename({"_metric_": "metric", "_value_": "value"})
+        frame.select(keys.alias("_key"), *(frame.get_column(name).alias(p) for p, name in positional.items()))
+        .unpivot(index="_key", on=list(positional), variable_name="metric", value_name="value")
+        .unnest("_key")
+        .with_columns(pl.col("metric").replace_strict(positional, return_dtype=pl.String), benchmark=pl.lit(benchmark))
         .sort("line", maintain_order=True)
-        .with_columns(benchmark=pl.lit(benchmark))
     )
     return Parsed(rows, tuple(problems))
 
