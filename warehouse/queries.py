@@ -11,17 +11,6 @@ from warehouse.storage import Warehouse
 METRIC_COLUMNS = ", ".join(f'"{c}"' for c in METRICS)  # "group" is an SQL keyword
 
 
-def benchmark_levels(warehouse: Warehouse) -> pl.DataFrame:
-    """Every (benchmark, level) with current scores, with its counts of systems and missing scores."""
-    with connect(warehouse) as con:
-        return query_frame(
-            con,
-            """SELECT benchmark, level, count(DISTINCT system) AS systems,
-                      count(*) FILTER (WHERE score IS NULL) AS missing
-               FROM scores GROUP BY ALL ORDER BY ALL""",
-        )
-
-
 def benchmark_scores(warehouse: Warehouse, benchmark: str, level: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The current scores of one benchmark at one level, and the catalog entries of its metrics."""
     with connect(warehouse) as con:
