@@ -1,9 +1,9 @@
 """The ingest flow: files or folders in, committed loads and a fresh catalog out.
 
-Per file: archive the bytes (I/O, retried), parse and validate (pure, never
-retried: the same bytes fail the same way), write the load (I/O, retried;
-idempotent because every write goes to the load's own paths atomically).  A
-file that cannot be parsed is recorded as rejected and the other files go on.
+Per file, one task run: archive the bytes, parse and validate, write the load
+(retried on I/O errors only: the same bytes parse the same way; idempotent
+because every write goes to the load's own paths atomically).  A file that
+cannot be parsed is recorded as rejected and the other files go on.
 Re-ingesting the same bytes with the same format and benchmark is a no-op:
 the load id is a hash of exactly those.
 """
@@ -14,14 +14,13 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import polars as pl
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from transforms.parsers import Format, ParseError, choose_format
 from transforms.parsers.base import NotScoresError
 from transforms.validate import Validated, validate_rows
-from flows.common import refresh_catalog
+from flows.common import only_io_errors, refresh_catalog
 from flows.runners import map_tasks
 from warehouse.storage import LoadRecord, Warehouse
 
@@ -90,24 +89,11 @@ def source_name(path: Path, fmt: Format) -> str:
     return f"{path.parent.name}/{path.name}" if fmt.folder_named else path.name
 
 
-@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
-def archive_file(warehouse: Warehouse, path: Path) -> str:
-    return warehouse.archive_raw(path)
-
-
-@task(cache_policy=NO_CACHE)
 def parse_and_validate(
     path: Path, fmt: Format, load_id: str, sha: str, benchmark: str | None
-) -> tuple[LoadRecord, Validated, tuple[str, ...]] | ParseError:
-    """Parse with ``fmt`` and validate.
-
-    A file that cannot be parsed is an expected outcome, not a task failure,
-    so its ParseError is returned rather than raised.
-    """
-    try:
-        parsed = fmt.parse(path, benchmark)
-    except ParseError as error:
-        return error
+) -> tuple[LoadRecord, Validated, tuple[str, ...]]:
+    """Parse with ``fmt`` (raises :class:`ParseError`) and validate."""
+    parsed = fmt.parse(path, benchmark)
     validated = validate_rows(parsed.rows, file=str(path), load_id=load_id)
     benchmarks = ",".join(sorted(parsed.rows.get_column("benchmark").unique().to_list()))
     record = LoadRecord(
@@ -124,27 +110,38 @@ def parse_and_validate(
     return record, validated, parsed.problems
 
 
-@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
-def commit_load(warehouse: Warehouse, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame) -> None:
-    with warehouse.write_lock():
-        warehouse.write_load(record, scores, quarantine)
-
-
-@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
-def record_rejection(warehouse: Warehouse, path: Path, sha: str, error: ParseError) -> None:
-    warehouse.record_rejected(str(path), sha, error.line, error.problem)
-
-
-@task(cache_policy=NO_CACHE)
+@task(retries=2, retry_delay_seconds=1, retry_condition_fn=only_io_errors, cache_policy=NO_CACHE)
 def ingest_file(
     warehouse: Warehouse, path: Path, format: str | None, benchmark: str | None, trust_pickle: bool
 ) -> FileOutcome:
-    """One file's ingest as one task, for task runners that spread files over workers (Dask).
+    """One file's whole ingest as one task run: archive, parse, validate, commit.
 
-    Idempotent: every write goes to the load's own paths atomically, and a
-    second run of the same file finds its load and changes nothing.
+    One task run per file rather than one per step: Prefect's bookkeeping per
+    run is a sizeable share of a 2M-score file's ingest.  A file that cannot be
+    parsed is an outcome (``rejected``), not a task failure.  Retried only on
+    I/O errors, and safely: the archive is content-addressed, every write goes
+    to the load's own paths atomically, and a second run of a committed file
+    finds its load and changes nothing.
     """
-    return ingest_one(warehouse, path, format, benchmark, trust_pickle)
+    sha = warehouse.archive_raw(path)
+    try:
+        fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
+        load_id = load_id_of(sha, fmt.name, benchmark, path.parent.name if fmt.folder_named else None)
+        if warehouse.load_exists(load_id):
+            return FileOutcome(str(path), "unchanged", load_id, fmt.name)
+        record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark)
+    except NotScoresError as error:
+        return FileOutcome(str(path), "skipped", error=str(error))
+    except ParseError as error:
+        warehouse.record_rejected(str(path), sha, error.line, error.problem)
+        return FileOutcome(str(path), "rejected", error=str(error))
+    with warehouse.write_lock():
+        warehouse.write_load(record, validated.scores, validated.quarantine)
+    warehouse.forget_rejected(sha)
+    return FileOutcome(
+        str(path), "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")),
+        record.rows_in, record.rows_landed, record.rows_quarantined, problems,
+    )
 
 
 def ingest_files(
@@ -156,7 +153,7 @@ def ingest_files(
     progress: bool,
     parallel: bool = False,
 ) -> list[FileOutcome]:
-    """Run the per-file tasks in order, with an optional progress bar on stderr.
+    """Ingest ``files`` in order, with an optional progress bar on stderr.
 
     With ``parallel`` every file is a task submitted to the flow's task runner.
     """
@@ -170,35 +167,9 @@ def ingest_files(
         job = bar.add_task("ingesting", total=len(files))
         for path in files:
             bar.update(job, description=f"ingesting {path.name}")
-            outcomes.append(ingest_one(warehouse, path, format, benchmark, trust_pickle))
+            outcomes.append(ingest_file(warehouse, path, format, benchmark, trust_pickle))
             bar.advance(job)
     return outcomes
-
-
-def ingest_one(
-    warehouse: Warehouse, path: Path, format: str | None, benchmark: str | None, trust_pickle: bool
-) -> FileOutcome:
-    sha = archive_file(warehouse, path)
-    try:
-        fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
-        load_id = load_id_of(sha, fmt.name, benchmark, path.parent.name if fmt.folder_named else None)
-        if warehouse.load_exists(load_id):
-            return FileOutcome(str(path), "unchanged", load_id, fmt.name)
-        outcome = parse_and_validate(path, fmt, load_id, sha, benchmark)
-    except ParseError as error:
-        outcome = error
-    if isinstance(outcome, NotScoresError):
-        return FileOutcome(str(path), "skipped", error=str(outcome))
-    if isinstance(outcome, ParseError):
-        record_rejection(warehouse, path, sha, outcome)
-        return FileOutcome(str(path), "rejected", error=str(outcome))
-    record, validated, problems = outcome
-    commit_load(warehouse, record, validated.scores, validated.quarantine)
-    warehouse.forget_rejected(sha)
-    return FileOutcome(
-        str(path), "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")),
-        record.rows_in, record.rows_landed, record.rows_quarantined, problems,
-    )
 
 
 @flow(name="ingest", log_prints=False)

@@ -165,8 +165,9 @@ def rows_of(path: Path, frame: pl.DataFrame, benchmark: str | None) -> Parsed:
         .unpivot(index="_key", on=list(positional), variable_name="metric", value_name="value")
         .unnest("_key")
         .with_columns(pl.col("metric").replace_strict(positional, return_dtype=pl.String), benchmark=pl.lit(benchmark))
-        .sort("line", maintain_order=True)
     )
+    if rows.get_column("line").null_count() < rows.height:  # a Parquet file has no lines to keep in order
+        rows = rows.sort("line", maintain_order=True)
     return Parsed(rows, tuple(problems))
 
 
