@@ -199,16 +199,23 @@ def score_profile(name: str, profile: Profile, params: Mapping[str, Any]) -> Sco
 def _two_step_ballots(name: str, profile: Profile, params: Mapping[str, Any]) -> tuple[pl.DataFrame, tuple[str, ...]]:
     """Rank inside every group; return the groups' scores as second-step ballots.
 
-    A group's weight is the mean weight of its voters, so splitting a task into
-    more instances does not make it heavier.  A system with no score in a
-    group is missing in that group's ballot.
+    Every group is one second-step voter.  Its weight is the mean weight of its
+    voters, so splitting a task into more instances does not make it heavier.
+    A system with no score in a group is missing in that group's ballot (a
+    group that scores no system casts an all-missing ballot).
     """
-    groups = np.asarray(profile.groups, dtype=object)
-    frames = []
+    names, group_of_voter = np.unique(np.asarray(profile.groups, dtype=str), return_inverse=True)
+    by_group = np.argsort(group_of_voter, kind="stable")  # one sort, not a scan of every voter per group
+    starts = np.searchsorted(group_of_voter[by_group], np.arange(len(names) + 1))
+    scores = np.full((len(names), len(profile.systems)), np.nan)
+    weights = np.empty(len(names))
     notes: list[str] = []
-    for group in sorted(set(profile.groups)):
-        rows = np.flatnonzero(groups == group)
+    for index, group in enumerate(names.tolist()):
+        rows = by_group[starts[index] : starts[index + 1]]
         scored_cols = np.flatnonzero(~np.isnan(profile.scores[rows]).all(axis=0))
+        weights[index] = profile.weights[rows].mean()
+        if not scored_cols.size:
+            continue
         sub = Profile(
             systems=tuple(profile.systems[c] for c in scored_cols),
             voters=tuple(profile.voters[r] for r in rows),
@@ -218,21 +225,17 @@ def _two_step_ballots(name: str, profile: Profile, params: Mapping[str, Any]) ->
         )
         result = score_profile(name, sub, params)
         notes.extend(f"group {group!r}: {n}" for n in result.notes)
-        frames.append(
-            pl.DataFrame(
-                {
-                    "voter": [group] * len(sub.systems),
-                    "system": list(sub.systems),
-                    "score": result.scores,
-                    "weight": [float(profile.weights[rows].mean())] * len(sub.systems),
-                }
-            )
-        )
-    ballots = pl.concat(frames)
-    all_systems = pl.DataFrame({"system": list(profile.systems)}).join(
-        ballots.select("voter", "weight").unique(), how="cross"
-    )
-    return all_systems.join(ballots, on=["system", "voter", "weight"], how="left"), tuple(notes)
+        scores[index, scored_cols] = result.scores
+    ballots = pl.DataFrame(
+        {
+            "voter": np.repeat(names, len(profile.systems)),
+            "system": np.tile(np.asarray(profile.systems, dtype=str), len(names)),
+            "score": scores.ravel(),
+            "weight": np.repeat(weights, len(profile.systems)),
+        },
+        schema={"voter": pl.String, "system": pl.String, "score": pl.Float64, "weight": pl.Float64},
+    ).with_columns(pl.col("score").fill_nan(None))
+    return ballots, tuple(notes)
 
 
 def score_two_step(

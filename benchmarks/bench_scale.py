@@ -148,11 +148,11 @@ def partition_pass(warehouse, shape, metrics, parts, drop: pl.DataFrame | None =
     dumps gives (the voters keep their other systems).
     """
     from transforms.ballots import VOTER_SEPARATOR
-    from warehouse.partitions import read_partition
+    from warehouse.partitions import read_partition_arrow
 
     partials = []
     for partition in shape.partitions:
-        dense = dense_partition(read_partition(warehouse, partition), metrics, shape.systems)
+        dense = dense_partition(read_partition_arrow(warehouse, partition), metrics, shape.systems)
         scores = dense.scores
         if drop is not None:
             task_of_group = [g.split(VOTER_SEPARATOR)[0] for g in dense.group_names]

@@ -40,7 +40,7 @@ from flows.runners import map_tasks
 from transforms.ballots import ballots as make_ballots
 from transforms.dense import dense_partition
 from transforms.rank_plan import MethodRun, NotApplicable, complete_ballots, default_runs
-from warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition
+from warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition_arrow
 from warehouse.queries import benchmark_scores
 from warehouse.snapshots import (
     SnapshotRequest,
@@ -132,7 +132,7 @@ def partition_partial(
     warehouse: Warehouse, partition: Partition, systems: tuple[str, ...], metrics: pl.DataFrame, parts: tuple[str, ...]
 ) -> Partial:
     """Read one partition and reduce it to its partial sums (a read only: safe to retry or repeat)."""
-    dense = dense_partition(read_partition(warehouse, partition), metrics, systems)
+    dense = dense_partition(read_partition_arrow(warehouse, partition), metrics, systems)
     return partial_of(dense.systems, dense.scores, dense.weights, dense.groups, dense.group_names, parts=parts)
 
 

@@ -5,10 +5,10 @@ few): ranks never cross a (task, metric, instance) voter, so each partition's
 voters are complete in it.  Building the contract's ballots first (a voter
 name ``task | metric | instance`` per row) and then a
 :class:`aggregators.profile.Profile` costs more than the methods themselves at
-this size, so this module goes straight to the matrix: systems, (task, metric)
-groups and instances become integer codes by casting to ``Enum`` types (a
-lookup, no sort and no join of the rows), and the voter code is
-``group * instances + instance``.
+this size, so this module goes straight to the matrix: tasks, metrics,
+instances and systems become integer codes read from the Arrow dictionaries
+the Parquet files store them in (no string decoded per row, no sort and no
+join of the rows), and the voter code is ``group * instances + instance``.
 
 The result carries what :func:`transforms.ballots.ballots` would: scores
 oriented higher-is-better by the metric catalog, metrics with
@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from transforms.ballots import VOTER_SEPARATOR
 from warehouse.schema import METRICS
@@ -44,38 +46,45 @@ class DensePartition:
     group_names: tuple[str, ...]
 
 
-def _codes(rows: pl.DataFrame, columns: Sequence[str]) -> list[tuple[list[str], np.ndarray]]:
-    """Per String column: its sorted distinct values and each row's index among them.
+def _codes(table: pa.Table, columns: Sequence[str]) -> list[tuple[list[str], np.ndarray]]:
+    """Per string column: its sorted distinct values and each row's index among them.
 
-    One Categorical cast of all the columns (a hash pass, columns in
-    parallel), then NumPy over the integer ids: the first row of every id
-    names it, and a lookup table renumbers the ids in name order.  No sort of
-    the rows and no join.
+    A dictionary-encoded column (as read from Parquet) is used as it is; any
+    other is encoded first.  The chunks' dictionaries are unified, so every
+    row is an index into one list of names; a lookup table renumbers the
+    indices in name order, leaving out names no row uses.
     """
-    physical = rows.select(pl.col(list(columns)).cast(pl.Categorical).to_physical())
     out = []
     for name in columns:
-        ids = physical.get_column(name).to_numpy().astype(np.int64)
-        first = np.full(int(ids.max()) + 1 if ids.size else 1, -1, dtype=np.int64)
-        first[ids[::-1]] = np.arange(ids.size - 1, -1, -1)
-        present = np.flatnonzero(first >= 0)
-        names = rows.get_column(name).gather(first[present]).to_list()
+        column = table.column(name)
+        if not pa.types.is_dictionary(column.type):
+            column = pc.dictionary_encode(column)
+        column = column.unify_dictionaries()
+        if column.num_chunks == 0:
+            out.append(([], np.zeros(0, dtype=np.int32)))
+            continue
+        dictionary = column.chunk(0).dictionary
+        ids = np.concatenate([chunk.indices.to_numpy() for chunk in column.chunks])
+        used = np.flatnonzero(np.bincount(ids, minlength=len(dictionary)))
+        names = dictionary.take(pa.array(used)).to_pylist()
         order = np.argsort(np.array(names, dtype=object), kind="stable")
-        table = np.full(first.size, -1, dtype=np.int64)
-        table[present[order]] = np.arange(present.size)
-        out.append(([names[i] for i in order], table[ids]))
+        lookup = np.full(len(dictionary), -1, dtype=np.int32)  # 32-bit codes: half the memory traffic of int64
+        lookup[used[order]] = np.arange(used.size, dtype=np.int32)
+        out.append(([names[i] for i in order], lookup[ids]))
     return out
 
 
-def dense_partition(scores: pl.DataFrame, metrics: pl.DataFrame, systems: Sequence[str]) -> DensePartition:
+def dense_partition(scores: pa.Table, metrics: pl.DataFrame, systems: Sequence[str]) -> DensePartition:
     """The dense matrix of the instance-level ``scores`` (one benchmark) over ``systems``.
 
     ``systems`` is the benchmark's full, sorted list of systems, so partitions
     share columns; a system of ``scores`` not in it is a
     :class:`DensePartitionError`, as is a (task, metric, instance, system)
     cell scored twice (read current scores, which are deduplicated).
+    ``scores`` has the columns of :data:`warehouse.schema.SCORES`, its string
+    columns best dictionary-encoded (see ``warehouse.partitions.read_partition_arrow``).
     """
-    rows = scores.filter(pl.col("instance").is_not_null()) if scores.get_column("instance").null_count() else scores
+    rows = scores.filter(pc.is_valid(scores.column("instance"))) if scores.column("instance").null_count else scores
     (tasks, task), (metric_names, metric), (instances, instance), (names, system_code) = _codes(
         rows, ("task", "metric", "instance", "system")
     )
@@ -87,7 +96,7 @@ def dense_partition(scores: pl.DataFrame, metrics: pl.DataFrame, systems: Sequen
         )
     system = np.searchsorted(np.array(systems, dtype=object), np.array(names, dtype=object))[system_code]
     # The catalog entry of every (task, metric) pair: a tasks x metrics table, not a join of the rows.
-    benchmark = rows.get_column("benchmark")[0] if rows.height else ""
+    benchmark = rows.column("benchmark")[0].as_py() if rows.num_rows else ""
     pairs = pl.DataFrame(
         {"task": np.repeat(tasks, len(metric_names)).tolist(), "metric": metric_names * len(tasks)},
         schema={"task": pl.String, "metric": pl.String},
@@ -103,25 +112,29 @@ def dense_partition(scores: pl.DataFrame, metrics: pl.DataFrame, systems: Sequen
 
     n_systems, n_instances, n_groups = len(systems), len(instances), len(group_names)
     group = task * len(metric_names) + metric
-    keep = ranked[group]
-    group, instance, system = group[keep], instance[keep], system[keep]
-    values = rows.get_column("score").fill_null(np.nan).to_numpy()[keep]
-    voter = group * n_instances + instance
-    cell = voter * n_systems + system
+    values = pc.fill_null(rows.column("score"), np.nan).to_numpy()
+    if not ranked.all():
+        keep = ranked[group]
+        group, instance, system, values = group[keep], instance[keep], system[keep], values[keep]
+    cell = (group.astype(np.int64) * n_instances + instance) * n_systems + system  # voter * systems + system
     counts = np.bincount(cell, minlength=n_groups * n_instances * n_systems)
-    if (counts > 1).any():
+    if counts.max(initial=0) > 1:
         first = int(np.flatnonzero(counts > 1)[0])
         g, rest = divmod(first, n_instances * n_systems)
         raise DensePartitionError(
             f"voter {group_names[g]}{VOTER_SEPARATOR}{instances[rest // n_systems]} scores system "
             f"{systems[rest % n_systems]!r} {counts[first]} times; read the current scores (deduplicated)"
         )
-    present = np.flatnonzero(counts.reshape(-1, n_systems).any(axis=1))
-    matrix = np.full((n_groups * n_instances, n_systems), np.nan)
-    matrix[voter, system] = values * sign[group]
+    matrix = np.full(n_groups * n_instances * n_systems, np.nan)
+    matrix[cell] = values * sign[group] if (sign < 0).any() else values
+    matrix = matrix.reshape(-1, n_systems)
+    has_row = counts.reshape(-1, n_systems).any(axis=1)
+    present = np.flatnonzero(has_row)
+    if present.size < has_row.size:
+        matrix = matrix[present]
     return DensePartition(
         systems=tuple(systems),
-        scores=matrix[present],
+        scores=matrix,
         weights=weight[present // n_instances],
         groups=present // n_instances,
         group_names=tuple(group_names),

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
-from warehouse.catalog import connect, query_frame
+from warehouse.catalog import connect
 from warehouse.schema import METRICS, SCORES, conform
 from warehouse.storage import Warehouse
 
@@ -105,19 +109,37 @@ def _partition(warehouse: Warehouse, benchmark: str, level: str, tasks: list[dic
     )
 
 
-def read_partition(warehouse: Warehouse, partition: Partition) -> pl.DataFrame:
-    """The current scores (:data:`SCORES`) of ``partition``'s tasks."""
+def read_partition_arrow(warehouse: Warehouse, partition: Partition) -> pa.Table:
+    """The current scores (:data:`SCORES` columns) of ``partition``'s tasks, string columns dictionary-encoded.
+
+    Parquet stores the key columns dictionary-encoded; reading them as such
+    keeps every row a small integer index into a few distinct names instead of
+    a decoded string (what :func:`transforms.dense.dense_partition` needs, and
+    several times cheaper at millions of rows).  A load's file can hold tasks
+    of other partitions: rows are kept by task, decided once per distinct name.
+    """
+    strings = [c for c, t in SCORES.items() if t == pl.String]
     if partition.shared:
         marks = ", ".join("?" for _ in partition.tasks)
         with connect(warehouse) as con:
-            frame = query_frame(
-                con,
+            table = con.sql(
                 f"SELECT {', '.join(SCORES)} FROM scores WHERE benchmark = ? AND level = ? AND task IN ({marks})",
-                [partition.benchmark, partition.level, *partition.tasks],
-            )
-        return conform(frame, SCORES)
-    frame = pl.scan_parquet(list(partition.files)).select(list(SCORES))
-    return frame.filter(pl.col("task").is_in(list(partition.tasks))).collect()
+                params=[partition.benchmark, partition.level, *partition.tasks],
+            ).to_arrow_table()
+        return pa.table({c: pc.dictionary_encode(table.column(c)) if c in strings else table.column(c) for c in SCORES})
+    table = pq.read_table(list(partition.files), columns=list(SCORES), read_dictionary=strings, partitioning=None)
+    wanted = pa.array(partition.tasks, pa.string())
+    keep = [
+        pc.is_in(chunk.dictionary, value_set=wanted).to_numpy(zero_copy_only=False)[chunk.indices.to_numpy()]
+        for chunk in table.column("task").chunks
+    ]
+    keep = np.concatenate(keep) if keep else np.zeros(0, dtype=bool)
+    return table if keep.all() else table.filter(pa.array(keep))
+
+
+def read_partition(warehouse: Warehouse, partition: Partition) -> pl.DataFrame:
+    """The current scores (:data:`SCORES`) of ``partition``'s tasks, as a Polars frame of strings."""
+    return conform(pl.from_arrow(read_partition_arrow(warehouse, partition)), SCORES)
 
 
 def read_metrics(warehouse: Warehouse, benchmark: str) -> pl.DataFrame:

@@ -26,7 +26,7 @@ from transforms.dense import dense_partition
 from transforms.rank_plan import MethodRun, complete_ballots
 from transforms.synth import SynthSpec
 from aggregators.profile import build_profile
-from warehouse.partitions import benchmark_shape, read_metrics, read_partition
+from warehouse.partitions import benchmark_shape, read_metrics, read_partition, read_partition_arrow
 from warehouse.queries import benchmark_scores
 from warehouse.storage import Warehouse
 
@@ -88,7 +88,9 @@ def test_dense_partition_is_the_profile_of_the_ballots(tmp_path):
                                          level="instance").collect())
     rows = []
     for partition in shape.partitions:
-        dense = dense_partition(read_partition(warehouse, partition), metrics, shape.systems)
+        dense = dense_partition(read_partition_arrow(warehouse, partition), metrics, shape.systems)
+        plain = dense_partition(read_partition(warehouse, partition).to_arrow(), metrics, shape.systems)
+        np.testing.assert_array_equal(plain.scores, dense.scores)  # plain strings give the same matrix
         rows.append(np.column_stack([dense.scores, dense.weights]))
         assert set(dense.group_names) >= {dense.group_names[g] for g in dense.groups}
     assert profile.systems == shape.systems

@@ -54,3 +54,17 @@ def test_two_sources_scoring_the_same_cells_go_through_the_newest_row_window(hom
     read = pl.concat([read_partition(warehouse, p) for p in shape.partitions])
     in_view = sql(home, "SELECT benchmark, task, metric, instance, system, score, load_id FROM scores")
     assert read.sort(read.columns).equals(in_view.sort(in_view.columns))
+
+
+def test_a_partition_of_some_of_a_files_tasks_reads_exactly_those_tasks(home):
+    ingest_flow([str(GLUE_CSV)], home=str(home))  # one file, one load, every GLUE task
+    warehouse = Warehouse(home)
+    shape = benchmark_shape(warehouse, "glue", "task", read_metrics(warehouse, "glue"), partition_rows=1)
+    assert len(shape.partitions) > 1 and all(len(p.files) == 1 for p in shape.partitions)
+    for partition in shape.partitions:
+        read = read_partition(warehouse, partition)
+        marks = ", ".join(f"'{t}'" for t in partition.tasks)
+        in_view = sql(home, f"SELECT benchmark, task, metric, instance, system, score, load_id FROM scores "
+                            f"WHERE task IN ({marks})")
+        assert read.height == in_view.height > 0
+        assert read.sort(read.columns).equals(in_view.sort(in_view.columns))
