@@ -36,6 +36,7 @@ browser:
 
 lint: install
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/ruff check --no-cache .
 
 clean:
 	rm -rf $(VENV) scorehouse-data .prefect .pytest_cache .hypothesis

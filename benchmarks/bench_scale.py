@@ -32,7 +32,6 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aggregators import AggregationError, build_profile, kendall_tau, top_k_agreement  # noqa: E402
 from aggregators.disagreement import disagreement  # noqa: E402
-from aggregators.robustness import method_scores, sub_profile, summarise  # noqa: E402
+from aggregators.robustness import method_scores, summarise  # noqa: E402
 from aggregators.robustness_missing import missing_scores  # noqa: E402
 from transforms.ballots import ballots  # noqa: E402
 from transforms.rank_plan import complete_ballots  # noqa: E402

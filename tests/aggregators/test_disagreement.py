@@ -1,6 +1,5 @@
 """The disagreement report against direct rankings and hand-checked facts."""
 
-import itertools
 
 import numpy as np
 import polars as pl
