@@ -87,7 +87,9 @@ def rank_table(
 
     Columns: benchmark, task, metric, [instance,] system, score (raw),
     rank (1 = best after orientation, ties share the smallest rank, null for a
-    missing score) and n_ranked (systems with a score for that voter).
+    missing score) and n_ranked (systems with a score for that voter).  Rows
+    keep the order of ``scores`` (like the SQL views, no sort: sorting millions
+    of string keys would cost more than ranking them).
     """
     keys = ["benchmark", "task", "metric"] + (["instance"] if level == "instance" else [])
     oriented = _oriented(_at_level(scores.lazy(), level), metrics.lazy(), include_unranked)
@@ -97,4 +99,4 @@ def rank_table(
         "score",
         rank=(-pl.col("oriented")).rank(method="min").over(keys).cast(pl.Int64),
         n_ranked=pl.col("oriented").count().over(keys).cast(pl.Int64),
-    ).sort([*keys, "rank", "system"], nulls_last=True)
+    )

@@ -109,8 +109,26 @@ def _partition(warehouse: Warehouse, benchmark: str, level: str, tasks: list[dic
     )
 
 
+def _read_shared(warehouse: Warehouse, partition: Partition) -> pa.Table:
+    """A partition some task of which two current loads score: through the ``scores`` view, which settles the current row."""
+    marks = ", ".join("?" for _ in partition.tasks)
+    with connect(warehouse) as con:
+        return con.sql(
+            f"SELECT {', '.join(SCORES)} FROM scores WHERE benchmark = ? AND level = ? AND task IN ({marks})",
+            params=[partition.benchmark, partition.level, *partition.tasks],
+        ).to_arrow_table()
+
+
+def read_partition(warehouse: Warehouse, partition: Partition) -> pl.DataFrame:
+    """The current scores (:data:`SCORES`) of ``partition``'s tasks, as a Polars frame of strings."""
+    if partition.shared:
+        return conform(pl.from_arrow(_read_shared(warehouse, partition)), SCORES)
+    frame = pl.scan_parquet(list(partition.files)).select(list(SCORES))
+    return frame.filter(pl.col("task").is_in(list(partition.tasks))).collect()
+
+
 def read_partition_arrow(warehouse: Warehouse, partition: Partition) -> pa.Table:
-    """The current scores (:data:`SCORES` columns) of ``partition``'s tasks, string columns dictionary-encoded.
+    """As :func:`read_partition`, as Arrow with the string columns dictionary-encoded.
 
     Parquet stores the key columns dictionary-encoded; reading them as such
     keeps every row a small integer index into a few distinct names instead of
@@ -120,12 +138,7 @@ def read_partition_arrow(warehouse: Warehouse, partition: Partition) -> pa.Table
     """
     strings = [c for c, t in SCORES.items() if t == pl.String]
     if partition.shared:
-        marks = ", ".join("?" for _ in partition.tasks)
-        with connect(warehouse) as con:
-            table = con.sql(
-                f"SELECT {', '.join(SCORES)} FROM scores WHERE benchmark = ? AND level = ? AND task IN ({marks})",
-                params=[partition.benchmark, partition.level, *partition.tasks],
-            ).to_arrow_table()
+        table = _read_shared(warehouse, partition)
         return pa.table({c: pc.dictionary_encode(table.column(c)) if c in strings else table.column(c) for c in SCORES})
     table = pq.read_table(list(partition.files), columns=list(SCORES), read_dictionary=strings, partitioning=None)
     wanted = pa.array(partition.tasks, pa.string())
@@ -135,11 +148,6 @@ def read_partition_arrow(warehouse: Warehouse, partition: Partition) -> pa.Table
     ]
     keep = np.concatenate(keep) if keep else np.zeros(0, dtype=bool)
     return table if keep.all() else table.filter(pa.array(keep))
-
-
-def read_partition(warehouse: Warehouse, partition: Partition) -> pl.DataFrame:
-    """The current scores (:data:`SCORES`) of ``partition``'s tasks, as a Polars frame of strings."""
-    return conform(pl.from_arrow(read_partition_arrow(warehouse, partition)), SCORES)
 
 
 def read_metrics(warehouse: Warehouse, benchmark: str) -> pl.DataFrame:

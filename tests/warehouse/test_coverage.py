@@ -5,14 +5,25 @@ from __future__ import annotations
 import shutil
 
 import polars as pl
+import pyarrow as pa
 
 from flows.common import refresh_catalog
 from flows.ingest import ingest_flow
 from tests.warehouse.conftest import GLUE_CSV
 from tests.warehouse.test_ingest import sql
 from warehouse.catalog import shared_partitions
-from warehouse.partitions import benchmark_shape, read_metrics, read_partition
+from warehouse.partitions import benchmark_shape, read_metrics, read_partition, read_partition_arrow
+from warehouse.schema import SCORES, conform
 from warehouse.storage import Warehouse
+
+
+def assert_arrow_reads_the_same(warehouse: Warehouse, partitions) -> None:  # noqa: ANN001
+    """The dictionary-encoded Arrow read holds the same rows as the Polars read."""
+    for partition in partitions:
+        table = read_partition_arrow(warehouse, partition)
+        assert all(pa.types.is_dictionary(table.schema.field(c).type) for c in ("task", "metric", "system"))
+        arrow, polars = conform(pl.from_arrow(table), SCORES), read_partition(warehouse, partition)
+        assert arrow.sort(arrow.columns).equals(polars.sort(polars.columns))  # the view's row order is not fixed
 
 
 def test_coverage_counts_what_each_load_scored(home):
@@ -52,6 +63,7 @@ def test_two_sources_scoring_the_same_cells_go_through_the_newest_row_window(hom
     shape = benchmark_shape(warehouse, "glue", "task", read_metrics(warehouse, "glue"))
     assert any(p.shared for p in shape.partitions)
     read = pl.concat([read_partition(warehouse, p) for p in shape.partitions])
+    assert_arrow_reads_the_same(warehouse, shape.partitions)
     in_view = sql(home, "SELECT benchmark, task, metric, instance, system, score, load_id FROM scores")
     assert read.sort(read.columns).equals(in_view.sort(in_view.columns))
 
@@ -68,3 +80,4 @@ def test_a_partition_of_some_of_a_files_tasks_reads_exactly_those_tasks(home):
                             f"WHERE task IN ({marks})")
         assert read.height == in_view.height > 0
         assert read.sort(read.columns).equals(in_view.sort(in_view.columns))
+    assert_arrow_reads_the_same(warehouse, shape.partitions)
