@@ -116,12 +116,12 @@ def ingest_file(
 ) -> FileOutcome:
     """One file's whole ingest as one task run: archive, parse, validate, commit.
 
-    One task run per file rather than one per step: Prefect's bookkeeping per
-    run is a sizeable share of a 2M-score file's ingest.  A file that cannot be
-    parsed is an outcome (``rejected``), not a task failure.  Retried only on
-    I/O errors, and safely: the archive is content-addressed, every write goes
-    to the load's own paths atomically, and a second run of a committed file
-    finds its load and changes nothing.
+    One task run per file rather than one per step: a quarter of Prefect's
+    per-run bookkeeping, and one unit to retry or to send to a Dask worker.
+    A file that cannot be parsed is an outcome (``rejected``), not a task
+    failure.  Retried only on I/O errors, and safely: the archive is
+    content-addressed, every write goes to the load's own paths atomically,
+    and a second run of a committed file finds its load and changes nothing.
     """
     sha = warehouse.archive_raw(path)
     try:
