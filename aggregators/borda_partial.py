@@ -37,8 +37,8 @@ Closed form, no enumeration: after one per-voter sort (the average ranks),
 the observed-vs-unobserved terms depend only on ``r`` and ``k``, so they and
 the unobserved-vs-unobserved term are products ``A.T @ B`` of voters x systems
 matrices (indicators weighted by ``w_v`` and ``r / (k + 1)``); the
-observed-vs-observed term is accumulated by :func:`pair_counts` over blocks
-of voters.  Time is linear in the cells plus ``voters x systems^2`` for the
+observed-vs-observed term is accumulated by
+:func:`aggregators.pairwise.weighted_pair_counts` over blocks of voters.  Time is linear in the cells plus ``voters x systems^2`` for the
 accumulation; memory is a few voters x systems matrices.
 """
 
@@ -48,6 +48,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from aggregators.errors import InvalidBallotsError
+from aggregators.pairwise import weighted_pair_counts
 from aggregators.profile import Profile
 from aggregators.registry import register
 
@@ -57,39 +58,8 @@ CITATION = (
 )
 
 
-CHUNK_CELLS = 1 << 22  # voters x systems x systems booleans compared at a time (4 MiB): stays in cache
-
-
-def pair_counts(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted win and tie counts between every two systems, over the voters that scored both.
-
-    ``scores`` is voters x systems (NaN = missing), ``weights`` is voters x q
-    (q weightings at once).  Returns ``wins`` and ``ties`` of shape
-    q x systems x systems: ``wins[c, i, j]`` is the sum of ``weights[v, c]``
-    over the voters with ``scores[v, i] > scores[v, j]``, ``ties[c, i, j]``
-    over the voters that scored both equally (the diagonal counts the voters
-    that scored ``i``).  NaN compares false, so a voter that lacks either
-    system counts in neither.
-
-    Blocks of voters are compared all pairs at once and summed with
-    ``einsum`` (plain C loops): BLAS products of these tall, thin matrices
-    gain nothing from threads and, on a busy machine, their spinning threads
-    made them a hundred times slower.
-    """
-    n_voters, n = scores.shape
-    wins = np.zeros((weights.shape[1], n, n))
-    ties = np.zeros((weights.shape[1], n, n))
-    block = max(1, CHUNK_CELLS // max(1, n * n))
-    for start in range(0, n_voters, block):  # blocks of voters: a few hundred passes, not one per voter
-        part = scores[start : start + block]
-        weight = weights[start : start + block]
-        wins += np.einsum("vc,vij->cij", weight, part[:, :, None] > part[:, None, :])
-        ties += np.einsum("vc,vij->cij", weight, part[:, :, None] == part[:, None, :])
-    return wins, ties
-
-
 def cross_sum(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """``left.T @ right`` for voters x systems matrices, without BLAS (see :func:`pair_counts`)."""
+    """``left.T @ right`` for voters x systems matrices, without BLAS (see :func:`weighted_pair_counts`)."""
     return np.einsum("vi,vj->ij", left, right)
 
 
@@ -115,7 +85,7 @@ def pairwise_probabilities(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     rather than imputed.  Raises :class:`InvalidBallotsError` if every weight is 0.
     """
     total = total_weight(profile)
-    wins, ties = pair_counts(profile.scores, np.column_stack([profile.weights, profile.weights > 0]))
+    wins, ties = weighted_pair_counts(profile.scores, np.column_stack([profile.weights, profile.weights > 0]))
     probabilities = probability_sums(profile.scores, profile.weights, wins[0], ties[0]) / total
     np.fill_diagonal(probabilities, 0.0)
     n_informative = np.rint(wins[1] + wins[1].T).astype(np.int64)
@@ -125,7 +95,7 @@ def pairwise_probabilities(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
 def probability_sums(scores: np.ndarray, weights: np.ndarray, wins: np.ndarray, ties: np.ndarray) -> np.ndarray:
     """``sum_v w_v P_v`` (diagonal not meaningful): the numerator of :func:`pairwise_probabilities`.
 
-    ``wins`` and ``ties`` are :func:`pair_counts` of ``scores`` weighted by
+    ``wins`` and ``ties`` are :func:`weighted_pair_counts` of ``scores`` weighted by
     ``weights``.  Sums over disjoint sets of voters add up, so a benchmark can
     be summed partition by partition.
     """

@@ -31,7 +31,7 @@ import numpy as np
 import polars as pl
 from scipy.stats import rankdata
 
-from aggregators.borda_partial import pair_counts
+from aggregators.pairwise import weighted_pair_counts
 from aggregators.errors import InvalidParameterError
 from aggregators.profile import Profile, build_profile
 from aggregators.ranking import tie_classes
@@ -179,7 +179,7 @@ def kemeny_dispersion(ballots: pl.DataFrame, *, penalty: float = 0.5, normalized
     if not (0 <= penalty <= 1):
         raise InvalidParameterError(f"kemeny_dispersion: parameter 'penalty' must lie in [0, 1], got {penalty!r}")
     profile = build_profile(ballots)
-    wins, ties = pair_counts(profile.scores, profile.weights[:, None])
+    wins, ties = weighted_pair_counts(profile.scores, profile.weights[:, None])
     upper = np.triu(np.ones(wins.shape[1:], dtype=bool), k=1)
     win, loss, tie = wins[0][upper], wins[0].T[upper], ties[0][upper]
     dispersion = float((win * loss + penalty * tie * (win + loss)).sum())

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from aggregators.pairwise import pair_counts
 from aggregators.profile import Profile
 
 MARGIN_TOLERANCE = 1e-9
@@ -56,21 +57,6 @@ class Majority:
 
 
 def majority(profile: Profile) -> Majority:
-    """Weighted win and tie counts of every ordered pair of systems.
-
-    One pass per system (a loop over systems, vectorised over voters): the
-    voters x systems comparison of system ``i``'s column with every column.
-    NaN compares false both ways, so a missing score counts for no one.
-    """
-    scores = profile.scores
-    weights = profile.weights
-    observed = ~np.isnan(scores)
-    n = scores.shape[1]
-    wins = np.zeros((n, n))
-    ties = np.zeros((n, n))
-    for i in range(n):
-        column = scores[:, i : i + 1]
-        wins[i] = weights @ (column > scores)
-        ties[i] = weights @ ((column == scores) & observed[:, i : i + 1])
-    np.fill_diagonal(ties, 0.0)
-    return Majority(wins=wins, ties=ties, total_weight=float(weights.sum()))
+    """Weighted win and tie counts of every ordered pair of systems (:func:`aggregators.pairwise.pair_counts`)."""
+    counts = pair_counts(profile)
+    return Majority(wins=counts.wins, ties=counts.ties, total_weight=float(profile.weights.sum()))

@@ -36,10 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from aggregators.borda_partial import pair_counts, probability_sums
+from aggregators.borda_partial import probability_sums
 from aggregators.bradley_terry import bradley_terry_counts
 from aggregators.errors import InvalidBallotsError
-from aggregators.pairwise import PairCounts
+from aggregators.pairwise import PairCounts, weighted_pair_counts
 from aggregators.registry import RankingResult, Scored, run
 from aggregators.ranking import ranking_table
 
@@ -141,7 +141,7 @@ def partial_of(
             group_voters=group_voters[kept],
         )
     if "pairwise" in parts or "imputed" in parts:
-        wins, ties = pair_counts(scores, np.column_stack([weights, np.ones_like(weights)]))
+        wins, ties = weighted_pair_counts(scores, np.column_stack([weights, np.ones_like(weights)]))
         if "pairwise" in parts:
             compared = wins[1] + wins[1].T + ties[1]
             np.fill_diagonal(compared, 0.0)
