@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from warehouse.schema import METRICS
+from warehouse.schema import LEVELS, METRICS
 
-LEVELS = ("task", "instance")
 VOTER_SEPARATOR = " | "
 
 

@@ -21,22 +21,9 @@ from typing import Any
 
 import polars as pl
 
+from warehouse.schema import ANALYSIS_MANIFEST
 from warehouse.snapshots import snapshot_id
 from warehouse.storage import Warehouse, atomic_write_parquet
-
-ANALYSIS_MANIFEST: dict[str, pl.DataType] = {
-    "analysis_id": pl.String(),
-    "created_at": pl.Datetime("us", "UTC"),
-    "benchmark": pl.String(),
-    "level": pl.String(),
-    "experiment": pl.String(),
-    "parameters": pl.String(),  # canonical JSON: methods, repetitions, seed, ...
-    "input_fingerprint": pl.String(),
-    "load_ids": pl.List(pl.String()),
-    "code_version": pl.String(),
-    "tables": pl.List(pl.String()),
-    "notes": pl.List(pl.String()),
-}
 
 
 @dataclass(frozen=True)

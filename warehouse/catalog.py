@@ -44,11 +44,10 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import LOADS, METRICS, QUARANTINE, SCORES
 from aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA, SUMMARY_SCHEMA, TABLE_SCHEMA
-from warehouse.analyses import ANALYSIS_MANIFEST
-from warehouse.snapshots import SNAPSHOT_MANIFEST, SNAPSHOT_RANKING
-from warehouse.storage import REJECTED, Warehouse, atomic_write_parquet
+from warehouse.schema import ANALYSIS_MANIFEST, LOADS, METRICS, QUARANTINE, REJECTED, SCORES, SNAPSHOT_MANIFEST
+from warehouse.snapshots import SNAPSHOT_RANKING
+from warehouse.storage import Warehouse, atomic_write_parquet
 
 DUCKDB_TYPES = {
     pl.String: "VARCHAR",

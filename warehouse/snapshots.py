@@ -26,27 +26,11 @@ from typing import Any
 import polars as pl
 
 from aggregators.schemas import RANKING_SCHEMA
+from warehouse.schema import SNAPSHOT_MANIFEST
 from warehouse.storage import Warehouse, atomic_write_parquet
 
 # A snapshot stores the aggregators' ranking contract as is: its schema is theirs.
 SNAPSHOT_RANKING = RANKING_SCHEMA
-
-SNAPSHOT_MANIFEST: dict[str, pl.DataType] = {
-    "snapshot_id": pl.String(),
-    "created_at": pl.Datetime("us", "UTC"),
-    "benchmark": pl.String(),
-    "level": pl.String(),
-    "method": pl.String(),
-    "parameters": pl.String(),  # canonical JSON
-    "input_fingerprint": pl.String(),
-    "load_ids": pl.List(pl.String()),
-    "code_version": pl.String(),
-    "n_voters": pl.Int64(),
-    "n_systems": pl.Int64(),
-    "n_rows": pl.Int64(),
-    "notes": pl.List(pl.String()),
-    "previous_snapshot_id": pl.String(),
-}
 
 # The code whose behaviour a ranking depends on: its sources are hashed into the code version.
 CODE_PACKAGES = ("aggregators", "transforms")

@@ -32,18 +32,11 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import COVERAGE, LOADS, QUARANTINE, SCORES, conform
+from warehouse.schema import COVERAGE, LOADS, QUARANTINE, REJECTED, SCORES, conform
 
 HOME_ENV = "SCOREHOUSE_HOME"
 DEFAULT_HOME = Path("scorehouse-data")
 BENCHMARK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
-REJECTED: dict[str, pl.DataType] = {
-    "file": pl.String(),
-    "sha256": pl.String(),
-    "line": pl.Int64(),
-    "reason": pl.String(),
-    "rejected_at": pl.Datetime("us", "UTC"),
-}
 
 
 def resolve_home(home: str | Path | None) -> Path:
