@@ -23,7 +23,8 @@ import polars as pl
 
 from warehouse.schema import ANALYSIS_MANIFEST
 from warehouse.snapshots import snapshot_id
-from warehouse.storage import Warehouse, atomic_write_parquet
+from warehouse import atomic
+from warehouse.storage import Warehouse
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def write_analysis(
         return analysis, False
     folder = table_folder(warehouse, request.benchmark, analysis)
     for name, frame in sorted(tables.items()):
-        atomic_write_parquet(frame, folder / f"{name}.parquet")
+        atomic.write_parquet(frame, folder / f"{name}.parquet")
     manifest = pl.DataFrame(
         [
             {
@@ -86,7 +87,7 @@ def write_analysis(
         ],
         schema=ANALYSIS_MANIFEST,
     )
-    atomic_write_parquet(manifest, manifest_path(warehouse, analysis))
+    atomic.write_parquet(manifest, manifest_path(warehouse, analysis))
     return analysis, True
 
 

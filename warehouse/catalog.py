@@ -39,7 +39,6 @@ Views:
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import polars as pl
@@ -47,7 +46,8 @@ import polars as pl
 from aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA, SUMMARY_SCHEMA, TABLE_SCHEMA
 from warehouse.schema import ANALYSIS_MANIFEST, LOADS, METRICS, QUARANTINE, REJECTED, SCORES, SNAPSHOT_MANIFEST
 from warehouse.snapshots import SNAPSHOT_RANKING
-from warehouse.storage import Warehouse, atomic_write_parquet
+from warehouse.atomic import write_parquet, written_aside
+from warehouse.storage import Warehouse
 
 DUCKDB_TYPES = {
     pl.String: "VARCHAR",
@@ -235,13 +235,10 @@ def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> None:
     """Write the metric catalog, then build the views aside and swap the catalog file in."""
     import duckdb
 
-    atomic_write_parquet(metrics, warehouse.home / "metrics.parquet")
-    aside = warehouse.home / f".catalog.{os.getpid()}.duckdb.tmp"
-    aside.unlink(missing_ok=True)
-    with duckdb.connect(str(aside)) as con:
+    write_parquet(metrics, warehouse.home / "metrics.parquet")
+    with written_aside(warehouse.catalog_path) as aside, duckdb.connect(str(aside)) as con:
         for statement in view_statements(warehouse):
             con.execute(statement)
-    os.replace(aside, warehouse.catalog_path)
 
 
 def connect(warehouse: Warehouse, read_only: bool = True):  # noqa: ANN201 - duckdb is imported lazily

@@ -27,7 +27,8 @@ import polars as pl
 
 from aggregators.schemas import RANKING_SCHEMA
 from warehouse.schema import SNAPSHOT_MANIFEST
-from warehouse.storage import Warehouse, atomic_write_parquet
+from warehouse import atomic
+from warehouse.storage import Warehouse
 
 # A snapshot stores the aggregators' ranking contract as is: its schema is theirs.
 SNAPSHOT_RANKING = RANKING_SCHEMA
@@ -141,7 +142,7 @@ def write_snapshot(warehouse: Warehouse, request: SnapshotRequest, ranking: pl.D
         return snapshot, False
     ranking = ranking.select(pl.col(c).cast(t) for c, t in SNAPSHOT_RANKING.items())
     folder = warehouse.dir("snapshots") / f"benchmark={request.benchmark}" / f"snapshot={snapshot}"
-    atomic_write_parquet(ranking, folder / "ranking.parquet")
+    atomic.write_parquet(ranking, folder / "ranking.parquet")
     manifest = pl.DataFrame(
         [
             {
@@ -163,7 +164,7 @@ def write_snapshot(warehouse: Warehouse, request: SnapshotRequest, ranking: pl.D
         ],
         schema=SNAPSHOT_MANIFEST,
     )
-    atomic_write_parquet(manifest, manifest_path(warehouse, snapshot))
+    atomic.write_parquet(manifest, manifest_path(warehouse, snapshot))
     return snapshot, True
 
 
