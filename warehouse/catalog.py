@@ -17,9 +17,14 @@ Views:
 ``scores_history``
     every committed load's rows, superseded ones included.
 ``metrics``
-    the resolved metric catalog (:data:`warehouse.schema.METRICS`).
+    the resolved metric catalog (:data:`warehouse.schema.METRICS`), as
+    :func:`transforms.catalog.resolve_metrics` wrote it: every field filled.
 ``oriented_scores``
-    scores with their catalog entry and ``oriented`` (higher is better).
+    scores with their catalog entry and ``oriented`` (higher is better); the
+    entry is read as resolved (no default here), and ``group`` is the voter's
+    group by :data:`warehouse.schema.GROUP_KEYS`, as in the ballots.  The
+    catalog resolves the keys of the scores current when it is built, so a
+    score loaded after the last rebuild appears here once it is rebuilt.
 ``task_ranks``, ``instance_ranks``
     per-voter ranks of the ranked metrics (same as :func:`transforms.ballots.rank_table`).
 ``pairwise_counts``
@@ -44,7 +49,17 @@ from pathlib import Path
 import polars as pl
 
 from aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA, SUMMARY_SCHEMA, TABLE_SCHEMA
-from warehouse.schema import ANALYSIS_MANIFEST, LOADS, METRICS, QUARANTINE, REJECTED, SCORES, SNAPSHOT_MANIFEST
+from warehouse.schema import (
+    ANALYSIS_MANIFEST,
+    GROUP_KEYS,
+    LOADS,
+    METRICS,
+    QUARANTINE,
+    REJECTED,
+    SCORES,
+    SNAPSHOT_MANIFEST,
+    VOTER_SEPARATOR,
+)
 from warehouse.snapshots import SNAPSHOT_RANKING
 from warehouse.atomic import write_parquet, written_aside
 from warehouse.storage import Warehouse
@@ -106,6 +121,20 @@ def _snapshot_rankings(home: Path) -> str:
 
 def _sql_literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
+
+
+def _voter_group_sql() -> str:
+    """The group of a voter by its ``level`` (:data:`warehouse.schema.GROUP_KEYS`), as a SQL expression."""
+    separator = _sql_literal(VOTER_SEPARATOR)
+    cases = " ".join(
+        f"WHEN {_sql_literal(level)} THEN concat_ws({separator}, {', '.join(_quoted(c) for c in keys)})"
+        for level, keys in GROUP_KEYS.items()
+    )
+    return f"CASE level {cases} END"
+
+
+def _quoted(column: str) -> str:
+    return '"' + column.replace('"', '""') + '"'  # "group" is an SQL keyword
 
 
 def shared_partitions(coverage: pl.DataFrame) -> pl.DataFrame:
@@ -178,14 +207,10 @@ def view_statements(warehouse: Warehouse) -> list[str]:
         _scores_view(shared_partitions(warehouse.current_coverage())),
         f"CREATE VIEW metrics AS {_relation('metrics.parquet', home, METRICS)}",
         # Scores joined to their catalog entry and oriented higher-is-better: what ranks are taken on.
-        """CREATE VIEW oriented_scores AS
-            SELECT s.*,
-                   coalesce(m.higher_is_better, true) AS higher_is_better,
-                   coalesce(m.is_ranked, true) AS is_ranked,
-                   coalesce(m.weight, 1.0) AS weight,
-                   coalesce(m."group", s.task) AS "group",
-                   CASE WHEN coalesce(m.higher_is_better, true) THEN s.score ELSE -s.score END AS oriented
-            FROM scores AS s LEFT JOIN metrics AS m USING (benchmark, task, metric)""",
+        f"""CREATE VIEW oriented_scores AS
+            SELECT s.*, m.higher_is_better, m.is_ranked, m.weight, {_voter_group_sql()} AS "group",
+                   CASE WHEN m.higher_is_better THEN s.score ELSE -s.score END AS oriented
+            FROM scores AS s JOIN metrics AS m USING (benchmark, task, metric)""",
         _rank_view("task_ranks", "task", "benchmark, task, metric"),
         _rank_view("instance_ranks", "instance", "benchmark, task, metric, instance"),
         # Win/tie/loss counts of every ordered pair over the ranked voters where both have a score.

@@ -53,7 +53,18 @@ SCORES: dict[str, pl.DataType] = {
 # The two levels a score lives at: a leaderboard cell (``instance`` null) or one instance.
 LEVELS: tuple[str, ...] = ("task", "instance")
 
-# The metric catalog: how to read each (benchmark, task, metric).
+# A voter's name and its group, per level: the columns joined with VOTER_SEPARATOR.
+# At task level the group is the metric catalog's ``group`` (by default the task,
+# so the halves of a paired leaderboard cell form one group); at instance level
+# it is the (task, metric) the instance belongs to, what two-level methods
+# aggregate within first.  The Polars ballots (transforms.ballots) and the SQL
+# ``oriented_scores`` view (warehouse.catalog) are both built from these.
+VOTER_SEPARATOR = " | "
+VOTER_KEYS: dict[str, tuple[str, ...]] = {"task": ("task", "metric"), "instance": ("task", "metric", "instance")}
+GROUP_KEYS: dict[str, tuple[str, ...]] = {"task": ("group",), "instance": ("task", "metric")}
+
+# The metric catalog: how to read each (benchmark, task, metric), every field
+# filled (transforms.catalog.resolve_metrics is the one place that fills them).
 METRICS: dict[str, pl.DataType] = {
     "benchmark": pl.String(),
     "task": pl.String(),
