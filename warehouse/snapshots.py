@@ -27,6 +27,7 @@ import polars as pl
 
 from aggregators.schemas import RANKING_SCHEMA
 from warehouse.schema import SNAPSHOT_MANIFEST
+from warehouse.sql import SNAPSHOT, query_files, relation
 from warehouse import atomic
 from warehouse.storage import Warehouse
 
@@ -111,22 +112,16 @@ def snapshot_exists(warehouse: Warehouse, snapshot: str) -> bool:
 
 
 def previous_snapshot(warehouse: Warehouse, request: SnapshotRequest) -> str | None:
-    """The newest committed snapshot of the same (benchmark, level, method, parameters)."""
-    folder = warehouse.dir("snapshot_manifests")
-    if not any(folder.glob("*.parquet")):
-        return None
-    same_key = (
-        pl.scan_parquet(folder / "*.parquet")
-        .filter(
-            (pl.col("benchmark") == request.benchmark)
-            & (pl.col("level") == request.level)
-            & (pl.col("method") == request.method)
-            & (pl.col("parameters") == request.parameters)
-        )
-        .sort("created_at", "snapshot_id", descending=True)
-        .select("snapshot_id")
-        .head(1)
-        .collect()
+    """The newest committed snapshot of the same (benchmark, level, method, parameters).
+
+    The catalog's ``latest_snapshots`` rule (:data:`warehouse.sql.SNAPSHOT`),
+    run on the manifests directly: the catalog is rebuilt only after a rank
+    run, so it may not list the snapshot written a moment ago.
+    """
+    manifests = relation("*.parquet", warehouse.dir("snapshot_manifests"), SNAPSHOT_MANIFEST)
+    same_key = query_files(
+        f"SELECT snapshot_id FROM ({SNAPSHOT.latest(manifests)}) WHERE {' AND '.join(f'{c} = ?' for c in SNAPSHOT.key)}",
+        [request.benchmark, request.level, request.method, request.parameters],
     )
     return same_key.item() if same_key.height else None
 

@@ -33,6 +33,7 @@ import polars as pl
 
 from warehouse import atomic
 from warehouse.schema import COVERAGE, LOADS, QUARANTINE, REJECTED, SCORES, conform
+from warehouse.sql import loads_relation, query_files
 
 HOME_ENV = "SCOREHOUSE_HOME"
 DEFAULT_HOME = Path("scorehouse-data")
@@ -135,11 +136,14 @@ class Warehouse:
         return self.dir("scores") / f"benchmark={benchmark}" / f"level={level}" / f"{load_id}.parquet"
 
     def manifests(self) -> pl.DataFrame:
-        """Every committed load's manifest, with ``is_current`` (the newest load of each source)."""
-        files = sorted(self.dir("loads").glob("*.parquet"))
-        frame = pl.concat([pl.read_parquet(f) for f in files]) if files else pl.DataFrame(schema=LOADS)
-        newest = pl.struct("loaded_at", "load_id").rank("ordinal", descending=True).over("source")
-        return conform(frame, LOADS).with_columns(is_current=newest == 1)
+        """Every committed load's manifest, with ``is_current``: the catalog's ``loads`` view, read from the files.
+
+        The catalog may not exist yet or be about to be rebuilt (it is built from
+        this), so the view's SQL (:func:`warehouse.sql.loads_relation`) runs
+        on the manifests directly, sorted by load id.
+        """
+        frame = query_files(f"SELECT * FROM ({loads_relation(self.home)}) ORDER BY load_id")
+        return conform(frame, LOADS).with_columns(frame.get_column("is_current"))
 
     def current_coverage(self) -> pl.DataFrame:
         """The coverage (:data:`COVERAGE`) of the current loads, backfilled for loads written before it existed."""
