@@ -360,6 +360,8 @@ def add_runner_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from warehouse.schema import LEVELS
+
     parser = argparse.ArgumentParser(prog="scorehouse", description=__doc__.splitlines()[0])
     parser.add_argument("--home", help="warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -381,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rank = sub.add_parser("rank", help="rank benchmarks and store the results as snapshots")
     rank.add_argument("--benchmark", action="append", help="benchmark to rank (repeatable; default: all)")
-    rank.add_argument("--level", choices=("task", "instance"), help="default: each benchmark's natural level")
+    rank.add_argument("--level", choices=LEVELS, help="default: each benchmark's natural level")
     rank.add_argument("--method", action="append", help="registry method name (repeatable; default: a documented set)")
     rank.add_argument("--param", action="append", metavar="METHOD.KEY=VALUE", help="a method parameter (repeatable)")
     rank.add_argument("--two-step", action="store_true", help="run the --method(s) two-step (within groups, then across)")

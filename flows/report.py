@@ -26,7 +26,8 @@ from flows.leaderboard import REFERENCE_METHOD
 from flows.report_html import Agreement, MethodColumn, Pairwise, Section, render_report
 from transforms.ballots import ballots as make_ballots
 from transforms.rank_plan import INSTANCE_DEFAULTS, TASK_DEFAULTS, MethodRun
-from warehouse.exports import ExportError, write_text_atomic
+from warehouse.atomic import write_text
+from warehouse.exports import ExportError
 from flows.analysis_plots import band_plot, method_colours
 from warehouse.queries import benchmark_scores, latest_analysis_summary
 from warehouse.snapshots import input_fingerprint, read_snapshot
@@ -48,7 +49,7 @@ def write_report(
 ) -> Path:
     """Render the snapshots as one self-contained HTML page at ``output`` (written atomically)."""
     page = render_report(report_sections(warehouse, snapshot_ids, top_n=top_n, delta=delta))
-    return write_text_atomic(page, Path(output))
+    return write_text(page, Path(output))
 
 
 def report_sections(

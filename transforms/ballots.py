@@ -3,10 +3,10 @@
 A **voter** casts a preference over systems: a (task, metric) at task level,
 a (task, metric, instance) at instance level.  Ballots carry the score
 oriented so that higher is better (the metric catalog says which metrics are
-lower-is-better), the voter's weight, and its group: at task level the
-catalog's group (by default the task, so the halves of a paired leaderboard
-cell form one group); at instance level the (task, metric) the instance
-belongs to, which is what two-level methods aggregate within first.
+lower-is-better), the voter's weight, and its group (the rule is
+:data:`warehouse.schema.GROUP_KEYS`: the catalog's group at task level, the
+voter's ``task | metric`` at instance level).  The catalog is read as
+resolved (:mod:`transforms.catalog`): nothing is filled in here.
 
 Metrics the catalog marks ``is_ranked = false`` (a leaderboard's own average,
 length statistics) are left out unless asked for.  Everything here is a
@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from warehouse.schema import METRICS
-
-LEVELS = ("task", "instance")
-VOTER_SEPARATOR = " | "
+from transforms.catalog import with_catalog
+from warehouse.schema import GROUP_KEYS, LEVELS, VOTER_KEYS, VOTER_SEPARATOR
 
 
 class BallotsError(ValueError):
@@ -33,19 +31,17 @@ def _at_level(scores: pl.LazyFrame, level: str) -> pl.LazyFrame:
     return scores.filter(pl.col("instance").is_null() if level == "task" else pl.col("instance").is_not_null())
 
 
+def voter_group(level: str) -> pl.Expr:
+    """The group of a voter at ``level`` (:data:`warehouse.schema.GROUP_KEYS`), over catalog-joined rows."""
+    return pl.concat_str(list(GROUP_KEYS[level]), separator=VOTER_SEPARATOR)
+
+
 def _oriented(scores: pl.LazyFrame, metrics: pl.LazyFrame, include_unranked: bool) -> pl.LazyFrame:
-    joined = scores.join(
-        metrics.select(pl.col(c).cast(t) for c, t in METRICS.items()),
-        on=["benchmark", "task", "metric"],
-        how="left",
-    )
+    joined = with_catalog(scores, metrics)
     if not include_unranked:
-        joined = joined.filter(pl.col("is_ranked").fill_null(True))
+        joined = joined.filter(pl.col("is_ranked"))
     return joined.with_columns(
-        oriented=pl.when(pl.col("higher_is_better").fill_null(True))
-        .then(pl.col("score"))
-        .otherwise(-pl.col("score")),
-        weight=pl.col("weight").fill_null(1.0),
+        oriented=pl.when(pl.col("higher_is_better")).then(pl.col("score")).otherwise(-pl.col("score")),
     )
 
 
@@ -62,17 +58,12 @@ def ballots(
     their voters are then kept apart by the benchmark name in the voter).
     """
     oriented = _oriented(_at_level(scores.lazy(), level), metrics.lazy(), include_unranked)
-    voter_parts = ["task", "metric"] if level == "task" else ["task", "metric", "instance"]
-    if level == "task":
-        group = pl.col("group").fill_null(pl.col("task"))
-    else:
-        group = pl.concat_str("task", "metric", separator=VOTER_SEPARATOR)
     return oriented.select(
-        voter=pl.concat_str(voter_parts, separator=VOTER_SEPARATOR),
+        voter=pl.concat_str(list(VOTER_KEYS[level]), separator=VOTER_SEPARATOR),
         system=pl.col("system"),
         score=pl.col("oriented"),
         weight=pl.col("weight"),
-        group=group,
+        group=voter_group(level),
     )
 
 
@@ -91,8 +82,8 @@ def rank_table(
     keep the order of ``scores`` (like the SQL views, no sort: sorting millions
     of string keys would cost more than ranking them).
     """
-    keys = ["benchmark", "task", "metric"] + (["instance"] if level == "instance" else [])
     oriented = _oriented(_at_level(scores.lazy(), level), metrics.lazy(), include_unranked)
+    keys = ["benchmark", *VOTER_KEYS[level]]
     return oriented.select(
         *keys,
         "system",

@@ -1,10 +1,18 @@
-"""Resolve metric rules (glob patterns) into the metric catalog.
+"""Resolve metric rules (glob patterns) into the metric catalog: the one place metric defaults are applied.
 
 A rule names a ``benchmark``, ``task`` and ``metric`` by glob pattern (``*``,
 ``?``, ``[...]`` as in :mod:`fnmatch`) and says how to read what it matches:
 ``higher_is_better``, ``is_ranked``, ``weight`` and ``group`` (empty = the
 task).  Rules are tried in order and the first match wins, so user overrides
-are simply put before the bundled defaults.
+are simply put before the bundled defaults (whose last rule is the catch-all:
+higher is better, ranked, weight 1).
+
+:func:`resolve_metrics` gives every (benchmark, task, metric) a row with every
+field filled; the catalog stores that table (``metrics.parquet``, the
+``metrics`` view) and everything that orients or weights scores (the
+ballots, the dense partitions, the ``oriented_scores`` view) reads it and
+fills nothing of its own: a score without a catalog row is an error
+(:func:`with_catalog`), not a silent default.
 """
 
 from __future__ import annotations
@@ -20,6 +28,32 @@ KEY = ("benchmark", "task", "metric")
 
 class MetricRulesError(ValueError):
     """A metric rules file is malformed; fix the file (a retry cannot help)."""
+
+
+class MetricCatalogError(ValueError):
+    """Scores have no entry in the metric catalog given with them: pass the catalog resolved for these scores."""
+
+
+def uncovered(key: tuple[str, ...], count: int) -> MetricCatalogError:
+    """The error for ``count`` (benchmark, task, metric) keys of the scores without a catalog row, ``key`` the first."""
+    return MetricCatalogError(
+        f"{count} (benchmark, task, metric) of the scores have no metric catalog row, the first "
+        f"{dict(zip(KEY, key, strict=True))}; pass the metrics resolved for these scores (resolve_metrics), "
+        f"or rebuild the warehouse catalog (any 'scorehouse ingest' or 'refresh' re-resolves it)"
+    )
+
+
+def with_catalog(scores: pl.LazyFrame, metrics: pl.LazyFrame) -> pl.LazyFrame:
+    """``scores`` joined to their catalog rows (:data:`METRICS`); :class:`MetricCatalogError` when one has none.
+
+    The check reads the distinct keys of ``scores`` once (a few columns, cheap
+    next to ranking them).
+    """
+    metrics = metrics.select(pl.col(c).cast(t) for c, t in METRICS.items())
+    missing = scores.select(KEY).unique().join(metrics, on=list(KEY), how="anti").sort(KEY).collect()
+    if missing.height:
+        raise uncovered(missing.row(0), missing.height)
+    return scores.join(metrics, on=list(KEY), how="left")  # every row matches: as inner, in the scores' order
 
 
 def glob_regex(pattern: str) -> str:

@@ -11,10 +11,12 @@ the Parquet files store them in (no string decoded per row, no sort and no
 join of the rows), and the voter code is ``group * instances + instance``.
 
 The result carries what :func:`transforms.ballots.ballots` would: scores
-oriented higher-is-better by the metric catalog, metrics with
+oriented higher-is-better by the (resolved) metric catalog, metrics with
 ``is_ranked = false`` left out, each voter's weight (its metric's) and group
-(its ``task | metric``).  A voter exists when it has a row, even with a null
-score, as in a profile built from ballots.
+(:func:`transforms.ballots.voter_group`: its ``task | metric``).  A voter
+exists when it has a row, even with a null score, as in a profile built from
+ballots.  A (task, metric) with rows but no catalog entry is a
+:class:`transforms.catalog.MetricCatalogError`, as in the ballots.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from transforms.ballots import VOTER_SEPARATOR
-from warehouse.schema import METRICS
+from transforms.ballots import voter_group
+from transforms.catalog import uncovered
+from warehouse.schema import METRICS, VOTER_SEPARATOR
 
 
 class DensePartitionError(ValueError):
@@ -105,13 +108,20 @@ def dense_partition(scores: pa.Table, metrics: pl.DataFrame, systems: Sequence[s
         metrics.select(pl.col(c).cast(t) for c, t in METRICS.items()).filter(pl.col("benchmark") == benchmark),
         on=["task", "metric"], how="left", maintain_order="left",
     )
+    group = task * len(metric_names) + metric
+    # The cross product also holds (task, metric) pairs no row has: only the pairs with rows need an entry.
+    used = np.bincount(group, minlength=catalog.height) > 0
+    absent = catalog.get_column("is_ranked").is_null().to_numpy() & used
+    if absent.any():
+        first = catalog.row(int(np.flatnonzero(absent)[0]), named=True)
+        raise uncovered((benchmark, first["task"], first["metric"]), int(absent.sum()))
+    # Pairs without rows index nothing below: any value serves (these keep the all-ranked, all-higher fast paths).
     ranked = catalog.get_column("is_ranked").fill_null(True).to_numpy()
     sign = np.where(catalog.get_column("higher_is_better").fill_null(True).to_numpy(), 1.0, -1.0)
-    weight = catalog.get_column("weight").fill_null(1.0).to_numpy().astype(float)
-    group_names = catalog.select(pl.concat_str("task", "metric", separator=VOTER_SEPARATOR)).to_series().to_list()
+    weight = catalog.get_column("weight").fill_null(0.0).to_numpy().astype(float)
+    group_names = catalog.select(voter_group("instance")).to_series().to_list()
 
     n_systems, n_instances, n_groups = len(systems), len(instances), len(group_names)
-    group = task * len(metric_names) + metric
     values = pc.fill_null(rows.column("score"), np.nan).to_numpy()
     if not ranked.all():
         keep = ranked[group]

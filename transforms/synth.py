@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from aggregators.errors import InvalidParameterError
-from aggregators.synthetic import gumbel_scores, system_names
+from aggregators.synthetic import gumbel_scores, system_names, true_ranking
 
 DECIMALS = 6
 
@@ -166,3 +166,18 @@ def task_frame(spec: SynthSpec, task: dict) -> pl.DataFrame:
     flat = cube.reshape(n_present * spec.instances, spec.metrics)
     columns.update({name: flat[:, i] for i, name in enumerate(metric_names(spec.metrics))})
     return pl.DataFrame(columns)
+
+
+def scores_in(frame: pl.DataFrame) -> int:
+    """Scores in one task's dump of :func:`task_frame` (every column but ``System`` and ``Utterance``)."""
+    return frame.height * (frame.width - 2)
+
+
+def summary_of(spec: SynthSpec, tasks: pl.DataFrame, n_scores: int) -> dict:
+    """What ``spec.json`` says: the parameters, the number of scores, the true ranking and the plan."""
+    return {
+        "spec": spec.as_dict(),
+        "n_scores": n_scores,
+        "true_ranking": true_ranking(spec.systems),
+        "tasks": tasks.with_columns(pl.col("systems").list.len().alias("n_systems")).drop("systems", "b", "t").to_dicts(),
+    }

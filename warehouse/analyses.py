@@ -21,22 +21,10 @@ from typing import Any
 
 import polars as pl
 
+from warehouse.schema import ANALYSIS_MANIFEST
 from warehouse.snapshots import snapshot_id
-from warehouse.storage import Warehouse, atomic_write_parquet
-
-ANALYSIS_MANIFEST: dict[str, pl.DataType] = {
-    "analysis_id": pl.String(),
-    "created_at": pl.Datetime("us", "UTC"),
-    "benchmark": pl.String(),
-    "level": pl.String(),
-    "experiment": pl.String(),
-    "parameters": pl.String(),  # canonical JSON: methods, repetitions, seed, ...
-    "input_fingerprint": pl.String(),
-    "load_ids": pl.List(pl.String()),
-    "code_version": pl.String(),
-    "tables": pl.List(pl.String()),
-    "notes": pl.List(pl.String()),
-}
+from warehouse import atomic
+from warehouse.storage import Warehouse
 
 
 @dataclass(frozen=True)
@@ -80,7 +68,7 @@ def write_analysis(
         return analysis, False
     folder = table_folder(warehouse, request.benchmark, analysis)
     for name, frame in sorted(tables.items()):
-        atomic_write_parquet(frame, folder / f"{name}.parquet")
+        atomic.write_parquet(frame, folder / f"{name}.parquet")
     manifest = pl.DataFrame(
         [
             {
@@ -99,7 +87,7 @@ def write_analysis(
         ],
         schema=ANALYSIS_MANIFEST,
     )
-    atomic_write_parquet(manifest, manifest_path(warehouse, analysis))
+    atomic.write_parquet(manifest, manifest_path(warehouse, analysis))
     return analysis, True
 
 

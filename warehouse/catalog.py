@@ -17,79 +17,77 @@ Views:
 ``scores_history``
     every committed load's rows, superseded ones included.
 ``metrics``
-    the resolved metric catalog (:data:`warehouse.schema.METRICS`).
+    the resolved metric catalog (:data:`warehouse.schema.METRICS`), as
+    :func:`transforms.catalog.resolve_metrics` wrote it: every field filled.
 ``oriented_scores``
-    scores with their catalog entry and ``oriented`` (higher is better).
+    scores with their catalog entry and ``oriented`` (higher is better); the
+    entry is read as resolved (no default here), and ``group`` is the voter's
+    group by :data:`warehouse.schema.GROUP_KEYS`, as in the ballots.  The
+    catalog resolves the keys of the scores current when it is built, so a
+    score loaded after the last rebuild appears here once it is rebuilt.
 ``task_ranks``, ``instance_ranks``
     per-voter ranks of the ranked metrics (same as :func:`transforms.ballots.rank_table`).
 ``pairwise_counts``
     wins, ties and losses of every ordered pair of systems per benchmark and level.
 ``loads``
     one row per load with ``is_current``.
-``snapshots``, ``rankings``, ``latest_rankings``
-    snapshot manifests; every snapshot's ranking in long form (filter on
-    ``snapshot_id`` to time-travel); the newest snapshot per (benchmark,
-    level, method, parameters).
+``snapshots``, ``latest_snapshots``, ``rankings``, ``latest_rankings``
+    snapshot manifests; the newest snapshot per (benchmark, level, method,
+    parameters); every snapshot's ranking in long form (filter on
+    ``snapshot_id`` to time-travel); the rankings of the latest snapshots.
 ``quarantine``, ``rejected_files``
     rows and whole files that could not be used, with the reason.
-``analyses``, ``analysis_results``, ``analysis_summaries``, ``method_pairs``, ``method_moves``
-    analysis manifests and their tables (:mod:`warehouse.analyses`), each
-    table row with its ``analysis_id``, benchmark, level and experiment.
+``analyses``, ``latest_analyses``, ``analysis_results``, ``analysis_summaries``, ``method_pairs``, ``method_moves``
+    analysis manifests, the newest per (benchmark, level, experiment), and
+    their tables (:mod:`warehouse.analyses`), each table row with its
+    ``analysis_id``, benchmark, level and experiment.
+
+Which row is "the newest" (current load, current cell, latest snapshot or
+analysis) is defined once, in :mod:`warehouse.sql`.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import LOADS, METRICS, QUARANTINE, SCORES
 from aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA, SUMMARY_SCHEMA, TABLE_SCHEMA
-from warehouse.analyses import ANALYSIS_MANIFEST
-from warehouse.snapshots import SNAPSHOT_MANIFEST, SNAPSHOT_RANKING
-from warehouse.storage import REJECTED, Warehouse, atomic_write_parquet
-
-DUCKDB_TYPES = {
-    pl.String: "VARCHAR",
-    pl.Float64: "DOUBLE",
-    pl.Int64: "BIGINT",
-    pl.Boolean: "BOOLEAN",
-}
-
+from warehouse.schema import (
+    ANALYSIS_MANIFEST,
+    GROUP_KEYS,
+    METRICS,
+    QUARANTINE,
+    REJECTED,
+    SCORES,
+    SNAPSHOT_MANIFEST,
+    VOTER_KEYS,
+    VOTER_SEPARATOR,
+)
+from warehouse.snapshots import SNAPSHOT_RANKING
+from warehouse.atomic import write_parquet, written_aside
+from warehouse.sql import (
+    ANALYSIS,
+    SCORE_CELL,
+    SNAPSHOT,
+    empty_relation,
+    loads_relation,
+    quoted,
+    relation,
+    sql_literal,
+    sql_path,
+)
+from warehouse.storage import Warehouse
 
 class WarehouseMissingError(FileNotFoundError):
     """There is no catalog at the warehouse home yet: ingest something first."""
 
 
-def _duckdb_type(dtype: pl.DataType) -> str:
-    if isinstance(dtype, pl.List):
-        return _duckdb_type(dtype.inner) + "[]"
-    if isinstance(dtype, pl.Datetime):
-        return "TIMESTAMPTZ" if dtype.time_zone else "TIMESTAMP"
-    return DUCKDB_TYPES[dtype.base_type()]
-
-
-def _sql_path(path: Path) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
-
-
-def _relation(files: str, directory: Path, schema: dict[str, pl.DataType], hive: bool = False) -> str:
-    """A SELECT over the Parquet files matching ``files`` in ``directory``, or an empty typed one."""
-    if any(directory.glob(files)):
-        options = ", hive_partitioning = true" if hive else ""
-        return f"SELECT * FROM read_parquet({_sql_path(directory / files)}{options})"
-    columns = ", ".join(f"CAST(NULL AS {_duckdb_type(t)}) AS {c}" for c, t in schema.items())
-    if hive:
-        columns += ", CAST(NULL AS VARCHAR) AS level"
-    return f"SELECT {columns} WHERE false"
-
-
-def _rank_view(name: str, level: str, keys: str) -> str:
+def _rank_view(name: str, level: str) -> str:
     """Per-voter competition ranks (1 = best, ties share the smallest rank, null when missing)."""
-    instance = "instance, " if level == "instance" else ""
+    keys = ", ".join(("benchmark", *VOTER_KEYS[level]))
     return f"""CREATE VIEW {name} AS
-        SELECT benchmark, task, metric, {instance}system, score,
+        SELECT {keys}, system, score,
                CASE WHEN oriented IS NULL THEN NULL
                     ELSE rank() OVER (PARTITION BY {keys} ORDER BY oriented DESC NULLS LAST) END AS rank,
                count(oriented) OVER (PARTITION BY {keys}) AS n_ranked
@@ -99,14 +97,19 @@ def _rank_view(name: str, level: str, keys: str) -> str:
 def _snapshot_rankings(home: Path) -> str:
     files = home / "snapshots"
     if any(files.glob("benchmark=*/snapshot=*/ranking.parquet")):
-        path = _sql_path(files / "benchmark=*/snapshot=*/ranking.parquet")
+        path = sql_path(files / "benchmark=*/snapshot=*/ranking.parquet")
         return f"SELECT * FROM read_parquet({path}, hive_partitioning = true)"
-    columns = ", ".join(f"CAST(NULL AS {_duckdb_type(t)}) AS {c}" for c, t in SNAPSHOT_RANKING.items())
-    return f"SELECT {columns}, CAST(NULL AS VARCHAR) AS benchmark, CAST(NULL AS VARCHAR) AS snapshot WHERE false"
+    return empty_relation(SNAPSHOT_RANKING, ("benchmark", "snapshot"))
 
 
-def _sql_literal(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
+def _voter_group_sql() -> str:
+    """The group of a voter by its ``level`` (:data:`warehouse.schema.GROUP_KEYS`), as a SQL expression."""
+    separator = sql_literal(VOTER_SEPARATOR)
+    cases = " ".join(
+        f"WHEN {sql_literal(level)} THEN concat_ws({separator}, {', '.join(quoted(c) for c in keys)})"
+        for level, keys in GROUP_KEYS.items()
+    )
+    return f"CASE level {cases} END"
 
 
 def shared_partitions(coverage: pl.DataFrame) -> pl.DataFrame:
@@ -124,19 +127,14 @@ def _scores_view(shared: pl.DataFrame) -> str:
     if shared.height == 0:
         return f"CREATE VIEW scores AS SELECT * EXCLUDE (loaded_at) FROM ({current})"
     keys = ", ".join(
-        f"({_sql_literal(b)}, {_sql_literal(lv)}, {_sql_literal(t)})"
+        f"({sql_literal(b)}, {sql_literal(lv)}, {sql_literal(t)})"
         for b, lv, t in shared.select("benchmark", "level", "task").iter_rows()
     )
     return f"""CREATE VIEW scores AS
         WITH current AS ({current}), shared(benchmark, level, task) AS (VALUES {keys})
         SELECT * EXCLUDE (loaded_at) FROM current ANTI JOIN shared USING (benchmark, level, task)
         UNION ALL
-        SELECT * EXCLUDE (newest, loaded_at) FROM (
-            SELECT c.*, row_number() OVER (
-                PARTITION BY c.benchmark, c.level, c.task, c.metric, c.instance, c.system
-                ORDER BY c.loaded_at DESC, c.load_id DESC) AS newest
-            FROM current AS c SEMI JOIN shared USING (benchmark, level, task))
-        WHERE newest = 1"""
+        SELECT * EXCLUDE (loaded_at) FROM ({SCORE_CELL.latest("SELECT c.* FROM current AS c SEMI JOIN shared USING (benchmark, level, task)")})"""
 
 
 # Analysis table name -> (view name, schema): one view per kind of table, over every analysis.
@@ -153,42 +151,33 @@ def _analysis_view(home: Path, table: str) -> str:
     view, schema = ANALYSIS_VIEWS[table]
     files = home / "analyses" / f"benchmark=*/analysis=*/{table}.parquet"
     if any(files.parent.parent.parent.glob(f"benchmark=*/analysis=*/{table}.parquet")):
-        relation = f"SELECT * EXCLUDE (benchmark) FROM read_parquet({_sql_path(files)}, hive_partitioning = true)"
+        tables = f"SELECT * EXCLUDE (benchmark) FROM read_parquet({sql_path(files)}, hive_partitioning = true)"
     else:
-        columns = ", ".join(f"CAST(NULL AS {_duckdb_type(t)}) AS {c}" for c, t in schema.items())
-        relation = f"SELECT {columns}, CAST(NULL AS VARCHAR) AS analysis WHERE false"
+        tables = empty_relation(schema, ("analysis",))
     return f"""CREATE VIEW {view} AS
         SELECT m.analysis_id, m.benchmark, m.level, m.experiment AS analysis_experiment, t.* EXCLUDE (analysis)
-        FROM ({relation}) AS t JOIN analyses AS m ON m.analysis_id = t.analysis"""
+        FROM ({tables}) AS t JOIN analyses AS m ON m.analysis_id = t.analysis"""
 
 
 def view_statements(warehouse: Warehouse) -> list[str]:
     """The CREATE VIEW statements of the catalog, in dependency order."""
     home = warehouse.home
-    raw_scores = _relation("benchmark=*/level=*/*.parquet", home / "scores", SCORES, hive=True)
-    loads = _relation("*.parquet", home / "loads", LOADS)
+    raw_scores = relation("benchmark=*/level=*/*.parquet", home / "scores", SCORES, hive=True)
     score_columns = ", ".join(f"s.{c}" for c in SCORES)
     return [
-        f"""CREATE VIEW loads AS
-            SELECT *, row_number() OVER (
-                PARTITION BY source ORDER BY loaded_at DESC, load_id DESC) = 1 AS is_current
-            FROM ({loads})""",
+        f"CREATE VIEW loads AS {loads_relation(home)}",
         f"""CREATE VIEW scores_history AS
             SELECT {score_columns}, s.level
             FROM ({raw_scores}) AS s JOIN loads AS l USING (load_id)""",
         _scores_view(shared_partitions(warehouse.current_coverage())),
-        f"CREATE VIEW metrics AS {_relation('metrics.parquet', home, METRICS)}",
+        f"CREATE VIEW metrics AS {relation('metrics.parquet', home, METRICS)}",
         # Scores joined to their catalog entry and oriented higher-is-better: what ranks are taken on.
-        """CREATE VIEW oriented_scores AS
-            SELECT s.*,
-                   coalesce(m.higher_is_better, true) AS higher_is_better,
-                   coalesce(m.is_ranked, true) AS is_ranked,
-                   coalesce(m.weight, 1.0) AS weight,
-                   coalesce(m."group", s.task) AS "group",
-                   CASE WHEN coalesce(m.higher_is_better, true) THEN s.score ELSE -s.score END AS oriented
-            FROM scores AS s LEFT JOIN metrics AS m USING (benchmark, task, metric)""",
-        _rank_view("task_ranks", "task", "benchmark, task, metric"),
-        _rank_view("instance_ranks", "instance", "benchmark, task, metric, instance"),
+        f"""CREATE VIEW oriented_scores AS
+            SELECT s.*, m.higher_is_better, m.is_ranked, m.weight, {_voter_group_sql()} AS "group",
+                   CASE WHEN m.higher_is_better THEN s.score ELSE -s.score END AS oriented
+            FROM scores AS s JOIN metrics AS m USING (benchmark, task, metric)""",
+        _rank_view("task_ranks", "task"),
+        _rank_view("instance_ranks", "instance"),
         # Win/tie/loss counts of every ordered pair over the ranked voters where both have a score.
         """CREATE VIEW pairwise_counts AS
             SELECT a.benchmark, a.level, a.system AS system_a, b.system AS system_b,
@@ -201,23 +190,18 @@ def view_statements(warehouse: Warehouse) -> list[str]:
              AND a.system <> b.system
             WHERE a.is_ranked AND a.oriented IS NOT NULL AND b.oriented IS NOT NULL
             GROUP BY ALL""",
-        f"CREATE VIEW snapshots AS {_relation('*.parquet', home / 'snapshot_manifests', SNAPSHOT_MANIFEST)}",
+        f"CREATE VIEW snapshots AS {relation('*.parquet', home / 'snapshot_manifests', SNAPSHOT_MANIFEST)}",
+        f"CREATE VIEW latest_snapshots AS {SNAPSHOT.latest('SELECT * FROM snapshots')}",
         f"""CREATE VIEW rankings AS
             SELECT m.snapshot_id, m.created_at, m.benchmark, m.level, m.method, m.parameters,
                    r.system, r.score, r.rank, r.tied
             FROM ({_snapshot_rankings(home)}) AS r
             JOIN snapshots AS m ON m.snapshot_id = r.snapshot""",
-        """CREATE VIEW latest_rankings AS
-            SELECT * FROM rankings WHERE snapshot_id IN (
-                SELECT snapshot_id FROM (
-                    SELECT snapshot_id, row_number() OVER (
-                        PARTITION BY benchmark, level, method, parameters
-                        ORDER BY created_at DESC, snapshot_id DESC) AS newest
-                    FROM snapshots)
-                WHERE newest = 1)""",
-        f"CREATE VIEW quarantine AS {_relation('*.parquet', home / 'quarantine', QUARANTINE)}",
-        f"CREATE VIEW rejected_files AS {_relation('*.parquet', home / 'rejected', REJECTED)}",
-        f"CREATE VIEW analyses AS {_relation('*.parquet', home / 'analysis_manifests', ANALYSIS_MANIFEST)}",
+        "CREATE VIEW latest_rankings AS SELECT * FROM rankings WHERE snapshot_id IN (SELECT snapshot_id FROM latest_snapshots)",
+        f"CREATE VIEW quarantine AS {relation('*.parquet', home / 'quarantine', QUARANTINE)}",
+        f"CREATE VIEW rejected_files AS {relation('*.parquet', home / 'rejected', REJECTED)}",
+        f"CREATE VIEW analyses AS {relation('*.parquet', home / 'analysis_manifests', ANALYSIS_MANIFEST)}",
+        f"CREATE VIEW latest_analyses AS {ANALYSIS.latest('SELECT * FROM analyses')}",
         *(_analysis_view(home, table) for table in ANALYSIS_VIEWS),
     ]
 
@@ -236,13 +220,10 @@ def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> None:
     """Write the metric catalog, then build the views aside and swap the catalog file in."""
     import duckdb
 
-    atomic_write_parquet(metrics, warehouse.home / "metrics.parquet")
-    aside = warehouse.home / f".catalog.{os.getpid()}.duckdb.tmp"
-    aside.unlink(missing_ok=True)
-    with duckdb.connect(str(aside)) as con:
+    write_parquet(metrics, warehouse.home / "metrics.parquet")
+    with written_aside(warehouse.catalog_path) as aside, duckdb.connect(str(aside)) as con:
         for statement in view_statements(warehouse):
             con.execute(statement)
-    os.replace(aside, warehouse.catalog_path)
 
 
 def connect(warehouse: Warehouse, read_only: bool = True):  # noqa: ANN201 - duckdb is imported lazily

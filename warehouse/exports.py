@@ -4,18 +4,17 @@ Every format holds the same long table, one row per (snapshot, system):
 snapshot metadata (id, benchmark, level, method, parameters, created_at, code
 version) followed by the ranking (system, score, rank, tied).  Reading an
 export back and keeping the ranking columns of one snapshot gives that
-snapshot's ranking exactly.  Files are written aside and renamed into place.
+snapshot's ranking exactly.  Files are written aside and renamed into place
+(:mod:`warehouse.atomic`).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
 
+from warehouse.atomic import written_aside
 from warehouse.snapshots import SNAPSHOT_RANKING, read_snapshot
 from warehouse.storage import Warehouse
 
@@ -43,7 +42,7 @@ def write_export(table: pl.DataFrame, fmt: str, output: Path) -> Path:
     """Write ``table`` as ``fmt`` to ``output`` atomically; return the path."""
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"--format must be one of {EXPORT_FORMATS} or html, got {fmt!r}")
-    with _written_aside(output) as aside:
+    with written_aside(output) as aside:
         if fmt == "csv":
             table.write_csv(aside)
         elif fmt == "parquet":
@@ -51,29 +50,6 @@ def write_export(table: pl.DataFrame, fmt: str, output: Path) -> Path:
         else:
             table.write_json(aside)
     return output
-
-
-def write_text_atomic(text: str, output: Path) -> Path:
-    """Write ``text`` as UTF-8 to ``output`` atomically (aside, then renamed); return the path."""
-    with _written_aside(Path(output)) as aside:
-        aside.write_text(text, encoding="utf-8")
-    return Path(output)
-
-
-@contextmanager
-def _written_aside(output: Path) -> Iterator[Path]:
-    """Yield a temporary path next to ``output``; rename it onto ``output`` once written.
-
-    A failure while writing removes the temporary file and leaves ``output`` as it was.
-    """
-    output.parent.mkdir(parents=True, exist_ok=True)
-    aside = output.with_name(f".{output.name}.{os.getpid()}.tmp")
-    try:
-        yield aside
-    except BaseException:
-        aside.unlink(missing_ok=True)
-        raise
-    os.replace(aside, output)
 
 
 def read_export(path: Path, fmt: str) -> pl.DataFrame:

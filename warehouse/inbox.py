@@ -10,11 +10,12 @@ there gets a numeric suffix rather than overwriting the earlier file.
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from warehouse.atomic import file_lock
 
 PROCESSED = "processed"
 REJECTED = "rejected"
@@ -44,9 +45,5 @@ def move_out(path: Path, inbox: Path, outcome: str) -> Path:
 def inbox_lock(inbox: Path) -> Iterator[None]:
     """One refresh of an inbox at a time: a scheduled run that starts while the
     previous one is still working waits for it, then finds nothing new."""
-    with open(inbox / ".refresh.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with file_lock(inbox / ".refresh.lock"):
+        yield

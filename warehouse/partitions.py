@@ -52,9 +52,11 @@ class BenchmarkShape:
 
 
 def _ranked(coverage: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
+    """The coverage of the ranked metrics; the catalog is read as resolved (a key without a row is not
+    planned as ranked, and its rows are refused when the partition is made dense)."""
     return coverage.join(
-        metrics.select("benchmark", "task", "metric", "is_ranked"), on=["benchmark", "task", "metric"], how="left"
-    ).filter(pl.col("is_ranked").fill_null(True))
+        metrics.select("benchmark", "task", "metric", "is_ranked"), on=["benchmark", "task", "metric"], how="inner"
+    ).filter(pl.col("is_ranked"))
 
 
 def benchmark_shape(

@@ -27,17 +27,13 @@ def benchmark_scores(warehouse: Warehouse, benchmark: str, level: str) -> tuple[
 
 
 def latest_snapshot_ids(warehouse: Warehouse, benchmark: str | None = None) -> list[str]:
-    """The newest snapshot of every (benchmark, level, method, parameters), optionally of one benchmark."""
+    """The newest snapshot of every (benchmark, level, method, parameters) (the ``latest_snapshots`` view),
+    optionally of one benchmark."""
     where = "WHERE benchmark = ?" if benchmark else ""
     with connect(warehouse) as con:
         frame = query_frame(
             con,
-            f"""SELECT snapshot_id FROM (
-                    SELECT snapshot_id, benchmark, level, method, parameters, row_number() OVER (
-                        PARTITION BY benchmark, level, method, parameters
-                        ORDER BY created_at DESC, snapshot_id DESC) AS newest
-                    FROM snapshots {where})
-                WHERE newest = 1 ORDER BY benchmark, level, method, parameters""",
+            f"SELECT snapshot_id FROM latest_snapshots {where} ORDER BY benchmark, level, method, parameters",
             [benchmark] if benchmark else None,
         )
     return frame.get_column("snapshot_id").to_list() if frame.height else []
@@ -50,8 +46,6 @@ def latest_analysis_summary(warehouse: Warehouse, benchmark: str, level: str, ex
             con,
             """SELECT s.* FROM analysis_summaries AS s
                WHERE s.analysis_id = (
-                   SELECT analysis_id FROM analyses
-                   WHERE benchmark = ? AND level = ? AND experiment = ?
-                   ORDER BY created_at DESC, analysis_id DESC LIMIT 1)""",
+                   SELECT analysis_id FROM latest_analyses WHERE benchmark = ? AND level = ? AND experiment = ?)""",
             [benchmark, level, experiment],
         )

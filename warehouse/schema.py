@@ -50,11 +50,21 @@ SCORES: dict[str, pl.DataType] = {
     "load_id": pl.String(),
 }
 
-# Hive partition keys of the scores table, outermost first.
-SCORE_PARTITIONS: tuple[str, ...] = ("benchmark", "level")
+# The two levels a score lives at: a leaderboard cell (``instance`` null) or one instance.
 LEVELS: tuple[str, ...] = ("task", "instance")
 
-# The metric catalog: how to read each (benchmark, task, metric).
+# A voter's name and its group, per level: the columns joined with VOTER_SEPARATOR.
+# At task level the group is the metric catalog's ``group`` (by default the task,
+# so the halves of a paired leaderboard cell form one group); at instance level
+# it is the (task, metric) the instance belongs to, what two-level methods
+# aggregate within first.  The Polars ballots (transforms.ballots) and the SQL
+# ``oriented_scores`` view (warehouse.catalog) are both built from these.
+VOTER_SEPARATOR = " | "
+VOTER_KEYS: dict[str, tuple[str, ...]] = {"task": ("task", "metric"), "instance": ("task", "metric", "instance")}
+GROUP_KEYS: dict[str, tuple[str, ...]] = {"task": ("group",), "instance": ("task", "metric")}
+
+# The metric catalog: how to read each (benchmark, task, metric), every field
+# filled (transforms.catalog.resolve_metrics is the one place that fills them).
 METRICS: dict[str, pl.DataType] = {
     "benchmark": pl.String(),
     "task": pl.String(),
@@ -107,9 +117,47 @@ LOADS: dict[str, pl.DataType] = {
 }
 
 
-def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
-    """An empty frame with ``schema``."""
-    return pl.DataFrame(schema=schema)
+# Files that could not be parsed at all (their bytes are in the raw archive).
+REJECTED: dict[str, pl.DataType] = {
+    "file": pl.String(),
+    "sha256": pl.String(),
+    "line": pl.Int64(),
+    "reason": pl.String(),
+    "rejected_at": pl.Datetime("us", "UTC"),
+}
+
+# One row per ranking snapshot (warehouse.snapshots): what it was computed from and how.
+SNAPSHOT_MANIFEST: dict[str, pl.DataType] = {
+    "snapshot_id": pl.String(),
+    "created_at": pl.Datetime("us", "UTC"),
+    "benchmark": pl.String(),
+    "level": pl.String(),
+    "method": pl.String(),
+    "parameters": pl.String(),  # canonical JSON
+    "input_fingerprint": pl.String(),
+    "load_ids": pl.List(pl.String()),
+    "code_version": pl.String(),
+    "n_voters": pl.Int64(),
+    "n_systems": pl.Int64(),
+    "n_rows": pl.Int64(),
+    "notes": pl.List(pl.String()),
+    "previous_snapshot_id": pl.String(),
+}
+
+# One row per stored analysis (warehouse.analyses), versioned like a snapshot.
+ANALYSIS_MANIFEST: dict[str, pl.DataType] = {
+    "analysis_id": pl.String(),
+    "created_at": pl.Datetime("us", "UTC"),
+    "benchmark": pl.String(),
+    "level": pl.String(),
+    "experiment": pl.String(),
+    "parameters": pl.String(),  # canonical JSON: methods, repetitions, seed, ...
+    "input_fingerprint": pl.String(),
+    "load_ids": pl.List(pl.String()),
+    "code_version": pl.String(),
+    "tables": pl.List(pl.String()),
+    "notes": pl.List(pl.String()),
+}
 
 
 def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:

@@ -26,27 +26,13 @@ from typing import Any
 import polars as pl
 
 from aggregators.schemas import RANKING_SCHEMA
-from warehouse.storage import Warehouse, atomic_write_parquet
+from warehouse.schema import SNAPSHOT_MANIFEST
+from warehouse.sql import SNAPSHOT, query_files, relation
+from warehouse import atomic
+from warehouse.storage import Warehouse
 
 # A snapshot stores the aggregators' ranking contract as is: its schema is theirs.
 SNAPSHOT_RANKING = RANKING_SCHEMA
-
-SNAPSHOT_MANIFEST: dict[str, pl.DataType] = {
-    "snapshot_id": pl.String(),
-    "created_at": pl.Datetime("us", "UTC"),
-    "benchmark": pl.String(),
-    "level": pl.String(),
-    "method": pl.String(),
-    "parameters": pl.String(),  # canonical JSON
-    "input_fingerprint": pl.String(),
-    "load_ids": pl.List(pl.String()),
-    "code_version": pl.String(),
-    "n_voters": pl.Int64(),
-    "n_systems": pl.Int64(),
-    "n_rows": pl.Int64(),
-    "notes": pl.List(pl.String()),
-    "previous_snapshot_id": pl.String(),
-}
 
 # The code whose behaviour a ranking depends on: its sources are hashed into the code version.
 CODE_PACKAGES = ("aggregators", "transforms")
@@ -126,22 +112,16 @@ def snapshot_exists(warehouse: Warehouse, snapshot: str) -> bool:
 
 
 def previous_snapshot(warehouse: Warehouse, request: SnapshotRequest) -> str | None:
-    """The newest committed snapshot of the same (benchmark, level, method, parameters)."""
-    folder = warehouse.dir("snapshot_manifests")
-    if not any(folder.glob("*.parquet")):
-        return None
-    same_key = (
-        pl.scan_parquet(folder / "*.parquet")
-        .filter(
-            (pl.col("benchmark") == request.benchmark)
-            & (pl.col("level") == request.level)
-            & (pl.col("method") == request.method)
-            & (pl.col("parameters") == request.parameters)
-        )
-        .sort("created_at", "snapshot_id", descending=True)
-        .select("snapshot_id")
-        .head(1)
-        .collect()
+    """The newest committed snapshot of the same (benchmark, level, method, parameters).
+
+    The catalog's ``latest_snapshots`` rule (:data:`warehouse.sql.SNAPSHOT`),
+    run on the manifests directly: the catalog is rebuilt only after a rank
+    run, so it may not list the snapshot written a moment ago.
+    """
+    manifests = relation("*.parquet", warehouse.dir("snapshot_manifests"), SNAPSHOT_MANIFEST)
+    same_key = query_files(
+        f"SELECT snapshot_id FROM ({SNAPSHOT.latest(manifests)}) WHERE {' AND '.join(f'{c} = ?' for c in SNAPSHOT.key)}",
+        [request.benchmark, request.level, request.method, request.parameters],
     )
     return same_key.item() if same_key.height else None
 
@@ -157,7 +137,7 @@ def write_snapshot(warehouse: Warehouse, request: SnapshotRequest, ranking: pl.D
         return snapshot, False
     ranking = ranking.select(pl.col(c).cast(t) for c, t in SNAPSHOT_RANKING.items())
     folder = warehouse.dir("snapshots") / f"benchmark={request.benchmark}" / f"snapshot={snapshot}"
-    atomic_write_parquet(ranking, folder / "ranking.parquet")
+    atomic.write_parquet(ranking, folder / "ranking.parquet")
     manifest = pl.DataFrame(
         [
             {
@@ -179,7 +159,7 @@ def write_snapshot(warehouse: Warehouse, request: SnapshotRequest, ranking: pl.D
         ],
         schema=SNAPSHOT_MANIFEST,
     )
-    atomic_write_parquet(manifest, manifest_path(warehouse, snapshot))
+    atomic.write_parquet(manifest, manifest_path(warehouse, snapshot))
     return snapshot, True
 
 

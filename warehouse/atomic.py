@@ -1,0 +1,82 @@
+"""Write aside, then rename; and the one file lock: how every file of scorehouse is put in place.
+
+A file is written under a hidden temporary name next to its target
+(``.<name>.<pid>.tmp``, on the same file system) and renamed onto the target
+only once complete, so a reader sees the old file or the new one, never half
+of one, and a crash leaves at most a stray ``.tmp`` file that no view reads.
+A failed write removes its temporary file and leaves the target as it was.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import polars as pl
+
+
+@contextmanager
+def written_aside(target: Path) -> Iterator[Path]:
+    """Yield a temporary path next to ``target``; rename it onto ``target`` once the block ends."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    aside.unlink(missing_ok=True)  # left by a crashed run that had the same process id
+    try:
+        yield aside
+    except BaseException:
+        aside.unlink(missing_ok=True)
+        raise
+    os.replace(aside, target)
+
+
+def write_text(text: str, target: Path) -> Path:
+    """Write ``text`` as UTF-8 to ``target``; return the path."""
+    with written_aside(target) as aside:
+        aside.write_text(text, encoding="utf-8")
+    return Path(target)
+
+
+def write_json(value: object, target: Path) -> Path:
+    """Write ``value`` as indented JSON to ``target``; return the path."""
+    return write_text(json.dumps(value, indent=1), target)
+
+
+def write_parquet(frame: pl.DataFrame, target: Path) -> Path:
+    """Write ``frame`` as Parquet to ``target``; return the path.
+
+    zstd at level 1: a third faster to write than the default level, for files
+    about a tenth larger (measured on 2M-score loads).
+    """
+    with written_aside(target) as aside:
+        frame.write_parquet(aside, compression="zstd", compression_level=1)
+    return Path(target)
+
+
+def copy_file(source: Path, target: Path) -> Path:
+    """Copy ``source`` byte for byte to ``target``; return the path."""
+    with written_aside(target) as aside:
+        shutil.copyfile(source, aside)
+    return Path(target)
+
+
+@contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created when missing) for the block; others wait.
+
+    An advisory ``flock``: it serialises the processes that take it, and the
+    operating system releases it when its holder dies, so a crash never
+    leaves the warehouse locked.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -1,0 +1,111 @@
+"""SQL over the warehouse's files, and the one definition of "the newest".
+
+Which row of a key is current is decided here once, as a SQL window, for
+every table that keeps history:
+
+* a load is current when it is the newest of its source (file name, format, benchmark);
+* where two current loads score the same cell, the newer load's row is current;
+* the latest snapshot of a (benchmark, level, method, parameters), and the
+  latest analysis of a (benchmark, level, experiment), is the newest one.
+
+"Newest" is the latest timestamp, ties broken by the larger id, so the
+choice never depends on the order files are read in.  The catalog's views
+(:mod:`warehouse.catalog`) are built from these rules; code that must run
+without the catalog (while it is being built, or before a rebuild makes a new
+manifest visible: :meth:`warehouse.storage.Warehouse.manifests`,
+:func:`warehouse.snapshots.previous_snapshot`) runs the same SQL on an
+in-memory DuckDB over the same files (:func:`query_files`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from warehouse.schema import LOADS
+
+DUCKDB_TYPES = {
+    pl.String: "VARCHAR",
+    pl.Float64: "DOUBLE",
+    pl.Int64: "BIGINT",
+    pl.Boolean: "BOOLEAN",
+}
+
+
+@dataclass(frozen=True)
+class Newest:
+    """The rows of a table that are the newest of their ``key``, ordered newest first by ``order`` (descending)."""
+
+    key: tuple[str, ...]
+    order: tuple[str, ...]
+
+    def window(self) -> str:
+        """``row_number()`` among the rows of the same key, 1 = the newest."""
+        keys = ", ".join(quoted(c) for c in self.key)
+        order = ", ".join(f"{quoted(c)} DESC" for c in self.order)
+        return f"row_number() OVER (PARTITION BY {keys} ORDER BY {order})"
+
+    def latest(self, relation: str) -> str:
+        """A SELECT of the newest row of every key of ``relation`` (a SELECT)."""
+        return f"SELECT * FROM ({relation}) QUALIFY {self.window()} = 1"
+
+
+LOAD = Newest(("source",), ("loaded_at", "load_id"))
+SCORE_CELL = Newest(("benchmark", "level", "task", "metric", "instance", "system"), ("loaded_at", "load_id"))
+SNAPSHOT = Newest(("benchmark", "level", "method", "parameters"), ("created_at", "snapshot_id"))
+ANALYSIS = Newest(("benchmark", "level", "experiment"), ("created_at", "analysis_id"))
+
+
+def quoted(column: str) -> str:
+    """A column name as a SQL identifier (``group`` is a keyword)."""
+    return '"' + column.replace('"', '""') + '"'
+
+
+def sql_literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def sql_path(path: Path) -> str:
+    return sql_literal(str(path))
+
+
+def duckdb_type(dtype: pl.DataType) -> str:
+    if isinstance(dtype, pl.List):
+        return duckdb_type(dtype.inner) + "[]"
+    if isinstance(dtype, pl.Datetime):
+        return "TIMESTAMPTZ" if dtype.time_zone else "TIMESTAMP"
+    return DUCKDB_TYPES[dtype.base_type()]
+
+
+def empty_relation(schema: dict[str, pl.DataType], extra: tuple[str, ...] = ()) -> str:
+    """A SELECT of no rows with ``schema``'s typed columns, plus VARCHAR columns ``extra``."""
+    columns = [f"CAST(NULL AS {duckdb_type(t)}) AS {c}" for c, t in schema.items()]
+    columns += [f"CAST(NULL AS VARCHAR) AS {c}" for c in extra]
+    return f"SELECT {', '.join(columns)} WHERE false"
+
+
+def relation(files: str, directory: Path, schema: dict[str, pl.DataType], hive: bool = False) -> str:
+    """A SELECT over the Parquet files matching ``files`` in ``directory``, or an empty typed one."""
+    if any(directory.glob(files)):
+        options = ", hive_partitioning = true" if hive else ""
+        return f"SELECT * FROM read_parquet({sql_path(directory / files)}{options})"
+    return empty_relation(schema, ("level",) if hive else ())
+
+
+def loads_relation(home: Path) -> str:
+    """Every load manifest under ``home`` with ``is_current`` (:data:`LOAD`): the ``loads`` view."""
+    return f"SELECT *, {LOAD.window()} = 1 AS is_current FROM ({relation('*.parquet', home / 'loads', LOADS)})"
+
+
+def query_files(sql: str, parameters: list | None = None) -> pl.DataFrame:
+    """Run ``sql`` (over Parquet files, not the catalog) on an in-memory DuckDB; a Polars frame.
+
+    The session's time zone is UTC so that timestamps come back as they were written.
+    """
+    import duckdb
+
+    with duckdb.connect() as con:
+        con.execute("SET TimeZone = 'UTC'")
+        return pl.from_arrow(con.sql(sql, params=parameters).to_arrow_table())
