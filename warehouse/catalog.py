@@ -44,7 +44,7 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import LOADS, METRICS, QUARANTINE, SCORES
+from warehouse.schema import LOADS, METRICS, QUARANTINE, SCORES, UNVERSIONED_PARSER
 from aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA, SUMMARY_SCHEMA, TABLE_SCHEMA
 from warehouse.analyses import ANALYSIS_MANIFEST
 from warehouse.snapshots import SNAPSHOT_MANIFEST, SNAPSHOT_RANKING
@@ -79,10 +79,23 @@ def _relation(files: str, directory: Path, schema: dict[str, pl.DataType], hive:
     if any(directory.glob(files)):
         options = ", hive_partitioning = true" if hive else ""
         return f"SELECT * FROM read_parquet({_sql_path(directory / files)}{options})"
+    return _typed_empty({**schema, "level": pl.String()} if hive else schema)
+
+
+def _typed_empty(schema: dict[str, pl.DataType]) -> str:
     columns = ", ".join(f"CAST(NULL AS {_duckdb_type(t)}) AS {c}" for c, t in schema.items())
-    if hive:
-        columns += ", CAST(NULL AS VARCHAR) AS level"
     return f"SELECT {columns} WHERE false"
+
+
+def _loads_relation(home: Path) -> str:
+    """Every load manifest, read by column name: manifests older than a column of
+    :data:`LOADS` read it as null, and ``parser_version`` as :data:`UNVERSIONED_PARSER`."""
+    relation = _typed_empty(LOADS)
+    manifests = home / "loads"
+    if any(manifests.glob("*.parquet")):
+        files = _sql_path(manifests / "*.parquet")
+        relation += f" UNION ALL BY NAME SELECT * FROM read_parquet({files}, union_by_name = true)"
+    return f"SELECT * REPLACE (coalesce(parser_version, {UNVERSIONED_PARSER}) AS parser_version) FROM ({relation})"
 
 
 def _rank_view(name: str, level: str, keys: str) -> str:
@@ -166,7 +179,7 @@ def view_statements(warehouse: Warehouse) -> list[str]:
     """The CREATE VIEW statements of the catalog, in dependency order."""
     home = warehouse.home
     raw_scores = _relation("benchmark=*/level=*/*.parquet", home / "scores", SCORES, hive=True)
-    loads = _relation("*.parquet", home / "loads", LOADS)
+    loads = _loads_relation(home)
     score_columns = ", ".join(f"s.{c}" for c in SCORES)
     return [
         f"""CREATE VIEW loads AS
