@@ -206,11 +206,11 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         detail = outcome.error or f"{outcome.rows_landed} rows landed, {outcome.rows_quarantined} quarantined"
         print(f"{outcome.status}: {outcome.path} -> {moved} ({detail})")
     for outcome in report.reparsed:
-        print(f"re-parsed, {outcome.status}: {outcome.path} ({outcome.error or f'{outcome.rows_landed} rows landed'})")
+        print(f"re-parsed, {outcome.status}: {outcome.path} ({outcome.error or outcome.load_id})")
     for notice in report.notices:
         print(notice)
     failures = print_rankings(report.ranked)
-    rejected = any(f.status == "rejected" for f in report.files)
+    rejected = any(f.status == "rejected" for f in report.files + report.reparsed)
     return 1 if rejected or failures else 0
 
 

@@ -202,7 +202,7 @@ def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]
         if FORMATS[load["format"]].needs_trust and not trust_pickle:
             outcomes.append(FileOutcome(
                 load["file_name"], "skipped", load["load_id"], load["format"], parser_version=load["parser_version"],
-                reparsed=True, error=f"{load['file_name']}: re-parsing it runs code; pass --trust-pickle to re-parse it",
+                reparsed=True, error=f"{load['file_name']}: re-parsing it runs code; run 'scorehouse ingest --reparse --trust-pickle'",
             ))
             continue
         try:

@@ -3,10 +3,11 @@
 ``refresh_flow`` ingests the files waiting in an inbox, moves them out, and
 re-ranks only the benchmarks whose inputs changed; with nothing new it does
 nothing at all (no catalog rebuild, no ranking).  With ``reparse`` it also
-re-derives the loads an older parser version made (:func:`flows.ingest.reparse_stale`).  ``serve_refresh`` serves it
-as a Prefect deployment on a cron schedule (Prefect's scheduler needs a
-Prefect server: see :mod:`flows.prefect_server`).  Runs of one inbox never
-overlap: each holds the inbox's lock.
+re-derives the loads an older parser version made
+(:func:`flows.ingest.reparse_stale`).  ``serve_refresh`` serves it as a
+Prefect deployment on a cron schedule (Prefect's scheduler needs a Prefect
+server: see :mod:`flows.prefect_server`).  Runs of one inbox never overlap:
+each holds the inbox's lock.
 """
 
 from __future__ import annotations

@@ -192,3 +192,17 @@ def test_every_format_declares_its_parser_version_next_to_it():
     parsers = Path(FORMATS["wmt-scores"].parse.__code__.co_filename).parent
     declarations = sum(f.read_text().count("parser_version=") for f in parsers.glob("*.py"))
     assert declarations == len(FORMATS)
+
+
+def test_reparsing_a_pickle_needs_trust_again(home, monkeypatch):
+    pickle = BUNDLED / "RankingNLPSystems/data/human_annotations/Dialogue_dataframe.pickle"
+    first = ingest_flow([str(pickle)], home=str(home), trust_pickle=True).files[0]
+    assert first.status == "loaded"
+    bump(monkeypatch, "pickle-frames")
+    before = tree_state(home)
+    [untrusted] = ingest_flow([], home=str(home), reparse=True).files
+    assert untrusted.status == "skipped" and "--trust-pickle" in untrusted.error
+    assert tree_state(home) == before
+    [trusted] = ingest_flow([], home=str(home), reparse=True, trust_pickle=True).files
+    assert (trusted.status, trusted.parser_version) == ("loaded", 2)
+    assert rows_of(home, trusted.load_id).equals(rows_of(home, first.load_id))
