@@ -65,6 +65,8 @@ def print_ingest_report(report) -> None:  # noqa: ANN001
         print(f"  skipped: {f.error}")
     for f in report.rejected_files:
         print(f"  rejected: {f.error}", file=sys.stderr)
+    for notice in report.notices:
+        print(notice)
 
 
 def print_summary(home: str | None) -> None:
@@ -86,14 +88,20 @@ def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
     return (flow.with_options(**options) if options else flow), bool(options)
 
 
+REPARSE_HELP = "re-derive, from the raw archive, the loads an older parser version of their format made"
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     _quiet_prefect()
     from flows.ingest import ingest_flow
 
+    if not args.paths and not args.reparse:
+        raise SystemExit("scorehouse ingest: give the files or folders to ingest, or --reparse")
     flow, parallel = _with_runner(ingest_flow, args)
     report = flow(
         [str(p) for p in args.paths], home=args.home, format=args.format, benchmark=args.benchmark,
         trust_pickle=args.trust_pickle, progress=sys.stderr.isatty() and not parallel, parallel=parallel,
+        reparse=args.reparse,
     )
     print_ingest_report(report)
     print_summary(args.home)
@@ -190,15 +198,19 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     _quiet_prefect()
     from flows.refresh import refresh_flow
 
-    report = refresh_flow(inbox=str(args.inbox), home=args.home)
+    report = refresh_flow(inbox=str(args.inbox), home=args.home, reparse=args.reparse)
     if report.nothing_new:
         print(f"nothing new in {args.inbox}")
         return 0
     for outcome, moved in zip(report.files, report.moved, strict=True):
         detail = outcome.error or f"{outcome.rows_landed} rows landed, {outcome.rows_quarantined} quarantined"
         print(f"{outcome.status}: {outcome.path} -> {moved} ({detail})")
+    for outcome in report.reparsed:
+        print(f"re-parsed, {outcome.status}: {outcome.path} ({outcome.error or outcome.load_id})")
+    for notice in report.notices:
+        print(notice)
     failures = print_rankings(report.ranked)
-    rejected = any(f.status == "rejected" for f in report.files)
+    rejected = any(f.status == "rejected" for f in report.files + report.reparsed)
     return 1 if rejected or failures else 0
 
 
@@ -367,10 +379,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     ingest = sub.add_parser("ingest", help="ingest score dumps (files or folders) into the warehouse")
-    ingest.add_argument("paths", nargs="+", type=Path)
+    ingest.add_argument("paths", nargs="*", type=Path)
     ingest.add_argument("--format", help="force a format instead of detecting it")
     ingest.add_argument("--benchmark", help="benchmark name instead of the one the parser derives")
     ingest.add_argument("--trust-pickle", action="store_true", help="allow pickles (unpickling runs code)")
+    ingest.add_argument("--reparse", action="store_true", help=REPARSE_HELP)
     add_runner_options(ingest)
     ingest.set_defaults(handler=cmd_ingest)
 
@@ -397,6 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     refresh = sub.add_parser("refresh", help="ingest new files of an inbox once and re-rank what changed")
     refresh.add_argument("--inbox", type=Path, required=True)
+    refresh.add_argument("--reparse", action="store_true", help=REPARSE_HELP)
     refresh.set_defaults(handler=cmd_refresh)
 
     serve = sub.add_parser("serve", help="serve the refresh flow on a schedule (a Prefect deployment)")

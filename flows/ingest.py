@@ -5,24 +5,28 @@ Per file, one task run: archive the bytes, parse and validate, write the load
 because every write goes to the load's own paths atomically).  A file that
 cannot be parsed is recorded as rejected and the other files go on.
 Re-ingesting the same bytes with the same format and benchmark is a no-op:
-the load id is a hash of exactly those.
+the load id is a hash of exactly those and of the format's parser version.
+A file already loaded by an older parser version stays as it is unless
+re-parsed (:mod:`flows.reparse`, ``--reparse``).
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from transforms.parsers import Format, ParseError, choose_format
+from transforms.parsers import FORMATS, Format, ParseError, choose_format
 from transforms.parsers.base import NotScoresError
 from transforms.validate import Validated, validate_rows
 from flows.common import only_io_errors, refresh_catalog
+from flows.lineage import (
+    ReparseError, benchmark_option, folder_of, ingested_version, lineage_notices, load_id_of, stale_loads,
+)
 from flows.runners import map_tasks
-from warehouse.storage import LoadRecord, Warehouse
+from warehouse.storage import LoadRecord, RawMissingError, Warehouse
 
 # Files in a data folder that document it rather than hold scores.
 DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")
@@ -42,6 +46,8 @@ class FileOutcome:
     rows_quarantined: int = 0
     problems: tuple[str, ...] = ()
     error: str | None = None
+    parser_version: int | None = None  # of the load made or found
+    reparsed: bool = False  # re-derived from the raw archive by ``--reparse``
 
 
 @dataclass
@@ -50,6 +56,12 @@ class IngestReport:
 
     files: list[FileOutcome] = field(default_factory=list)
     skipped_documents: list[str] = field(default_factory=list)
+    stale_loads: int = 0  # current loads made by an older parser version, left as they are
+
+    @property
+    def notices(self) -> list[str]:
+        """Loads re-parsed, or left to an older parser."""
+        return lineage_notices(sum(f.status == "loaded" and f.reparsed for f in self.files), self.stale_loads)
 
     @property
     def rejected_files(self) -> list[FileOutcome]:
@@ -79,29 +91,25 @@ def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path]]:
     return [f for f in files if f not in documents], documents
 
 
-def load_id_of(sha: str, format_name: str, benchmark: str | None, folder: str | None = None) -> str:
-    key = f"{sha}|{format_name}|{benchmark or ''}" + (f"|{folder}" if folder is not None else "")
-    return hashlib.sha256(key.encode()).hexdigest()[:20]
-
-
 def source_name(path: Path, fmt: Format) -> str:
     """The file as a source: its name, with its folder for formats that take names from it."""
     return f"{path.parent.name}/{path.name}" if fmt.folder_named else path.name
 
 
 def parse_and_validate(
-    path: Path, fmt: Format, load_id: str, sha: str, benchmark: str | None
+    path: Path, fmt: Format, load_id: str, sha: str, benchmark: str | None, origin: str
 ) -> tuple[LoadRecord, Validated, tuple[str, ...]]:
-    """Parse with ``fmt`` (raises :class:`ParseError`) and validate."""
+    """Parse ``path`` with ``fmt`` (raises :class:`ParseError`) and validate; ``origin`` is the file it came from."""
     parsed = fmt.parse(path, benchmark)
-    validated = validate_rows(parsed.rows, file=str(path), load_id=load_id)
+    validated = validate_rows(parsed.rows, file=origin, load_id=load_id)
     benchmarks = ",".join(sorted(parsed.rows.get_column("benchmark").unique().to_list()))
     record = LoadRecord(
         load_id=load_id,
         source=f"{fmt.name}:{benchmarks}:{source_name(path, fmt)}",
-        file_name=str(path),
+        file_name=origin,
         sha256=sha,
         format=fmt.name,
+        parser_version=fmt.parser_version,
         benchmark=benchmarks,
         rows_in=parsed.rows.height,
         rows_landed=validated.scores.height,
@@ -112,9 +120,15 @@ def parse_and_validate(
 
 @task(retries=2, retry_delay_seconds=1, retry_condition_fn=only_io_errors, cache_policy=NO_CACHE)
 def ingest_file(
-    warehouse: Warehouse, path: Path, format: str | None, benchmark: str | None, trust_pickle: bool
+    warehouse: Warehouse, path: Path, format: str | None, benchmark: str | None, trust_pickle: bool,
+    reparse: bool = False, origin: str | None = None,
 ) -> FileOutcome:
     """One file's whole ingest as one task run: archive, parse, validate, commit.
+
+    Bytes already loaded by an older parser version of the format are left alone
+    (``unchanged``, with that version) unless ``reparse``, when a new load of the
+    current version supersedes the old one.  ``origin`` is the file the bytes came
+    from when ``path`` is a staged copy of the raw archive.
 
     One task run per file rather than one per step: a quarter of Prefect's
     per-run bookkeeping, and one unit to retry or to send to a Dask worker.
@@ -123,24 +137,29 @@ def ingest_file(
     content-addressed, every write goes to the load's own paths atomically,
     and a second run of a committed file finds its load and changes nothing.
     """
+    origin = str(path) if origin is None else origin
     sha = warehouse.archive_raw(path)
     try:
         fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
-        load_id = load_id_of(sha, fmt.name, benchmark, path.parent.name if fmt.folder_named else None)
-        if warehouse.load_exists(load_id):
-            return FileOutcome(str(path), "unchanged", load_id, fmt.name)
-        record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark)
+        folder = folder_of(path, fmt)
+        done = ingested_version(warehouse, sha, fmt, benchmark, folder)
+        if done is not None and (done == fmt.parser_version or not reparse):
+            return FileOutcome(origin, "unchanged", load_id_of(sha, fmt.name, benchmark, folder, done), fmt.name,
+                               parser_version=done)
+        load_id = load_id_of(sha, fmt.name, benchmark, folder, fmt.parser_version)
+        record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark, origin)
     except NotScoresError as error:
-        return FileOutcome(str(path), "skipped", error=str(error))
+        return FileOutcome(origin, "skipped", error=error.message_for(origin), reparsed=reparse)
     except ParseError as error:
-        warehouse.record_rejected(str(path), sha, error.line, error.problem)
-        return FileOutcome(str(path), "rejected", error=str(error))
+        warehouse.record_rejected(origin, sha, error.line, error.problem)
+        return FileOutcome(origin, "rejected", error=error.message_for(origin), reparsed=reparse)
     with warehouse.write_lock():
         warehouse.write_load(record, validated.scores, validated.quarantine)
     warehouse.forget_rejected(sha)
     return FileOutcome(
-        str(path), "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")),
-        record.rows_in, record.rows_landed, record.rows_quarantined, problems,
+        origin, "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")),
+        record.rows_in, record.rows_landed, record.rows_quarantined, problems, parser_version=record.parser_version,
+        reparsed=reparse,
     )
 
 
@@ -172,6 +191,30 @@ def ingest_files(
     return outcomes
 
 
+def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]:
+    """Re-derive every current load an older parser made, from its archived bytes.
+
+    One :func:`ingest_file` task per load (tens of files, not instances), each on the raw
+    bytes staged under the original file and folder names, so the original may be gone.
+    """
+    outcomes: list[FileOutcome] = []
+    for load in stale_loads(warehouse).iter_rows(named=True):
+        if FORMATS[load["format"]].needs_trust and not trust_pickle:
+            outcomes.append(FileOutcome(
+                load["file_name"], "skipped", load["load_id"], load["format"], parser_version=load["parser_version"],
+                reparsed=True, error=f"{load['file_name']}: re-parsing it runs code; run 'scorehouse ingest --reparse --trust-pickle'",
+            ))
+            continue
+        try:
+            option = benchmark_option(load)
+            with warehouse.staged_raw(load["sha256"], load["file_name"]) as staged:
+                outcomes.append(ingest_file(warehouse, staged, load["format"], option, trust_pickle, True, load["file_name"]))
+        except (ReparseError, RawMissingError) as error:
+            outcomes.append(FileOutcome(load["file_name"], "rejected", load["load_id"], load["format"], error=str(error),
+                                        parser_version=load["parser_version"], reparsed=True))
+    return outcomes
+
+
 @flow(name="ingest", log_prints=False)
 def ingest_flow(
     paths: list[str],
@@ -181,16 +224,23 @@ def ingest_flow(
     trust_pickle: bool = False,
     progress: bool = False,
     parallel: bool = False,
+    reparse: bool = False,
 ) -> IngestReport:
     """Ingest ``paths`` (files or folders) into the warehouse at ``home``.
 
     ``parallel`` submits one task per file to the flow's task runner (see
-    :func:`flows.runners.runner_options` for Dask).
+    :func:`flows.runners.runner_options` for Dask).  ``reparse`` then re-derives
+    the current loads an older parser version made (:func:`reparse_stale`);
+    without it the report counts them.
     """
     warehouse = Warehouse(home)
     files, documents = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
     report.files = ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel)
+    if reparse:
+        report.files += reparse_stale(warehouse, trust_pickle)
+    else:
+        report.stale_loads = stale_loads(warehouse).height
     if any(f.status == "loaded" for f in report.files) or not warehouse.catalog_path.exists():
         refresh_catalog(warehouse)
     return report

@@ -2,10 +2,12 @@
 
 ``refresh_flow`` ingests the files waiting in an inbox, moves them out, and
 re-ranks only the benchmarks whose inputs changed; with nothing new it does
-nothing at all (no catalog rebuild, no ranking).  ``serve_refresh`` serves it
-as a Prefect deployment on a cron schedule (Prefect's scheduler needs a
-Prefect server: see :mod:`flows.prefect_server`).  Runs of one inbox never
-overlap: each holds the inbox's lock.
+nothing at all (no catalog rebuild, no ranking).  With ``reparse`` it also
+re-derives the loads an older parser version made
+(:func:`flows.ingest.reparse_stale`).  ``serve_refresh`` serves it as a
+Prefect deployment on a cron schedule (Prefect's scheduler needs a Prefect
+server: see :mod:`flows.prefect_server`).  Runs of one inbox never overlap:
+each holds the inbox's lock.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.common import refresh_catalog
-from flows.ingest import FileOutcome, ingest_files
+from flows.ingest import FileOutcome, ingest_files, reparse_stale
+from flows.lineage import lineage_notices, stale_loads
 from flows.rank import BenchmarkOutcome, rank_flow
 from warehouse.inbox import inbox_lock, move_out, new_files
 from warehouse.storage import Warehouse
@@ -30,10 +33,17 @@ class RefreshReport:
     files: list[FileOutcome] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)
     ranked: list[BenchmarkOutcome] = field(default_factory=list)
+    reparsed: list[FileOutcome] = field(default_factory=list)  # loads re-derived from the raw archive
+    stale_loads: int = 0  # current loads made by an older parser version, left as they are
 
     @property
     def nothing_new(self) -> bool:
-        return not self.files
+        return not self.files and not self.reparsed
+
+    @property
+    def notices(self) -> list[str]:
+        """Loads re-parsed, or left to an older parser."""
+        return lineage_notices(sum(f.status == "loaded" for f in self.reparsed), self.stale_loads)
 
 
 @task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
@@ -42,24 +52,32 @@ def move_file(path: Path, inbox: Path, status: str) -> str:
 
 
 @flow(name="refresh", log_prints=False)
-def refresh_flow(inbox: str, home: str | None = None) -> RefreshReport:
-    """Ingest what is new in ``inbox``, move it out, re-rank the benchmarks it changed."""
+def refresh_flow(inbox: str, home: str | None = None, reparse: bool = False) -> RefreshReport:
+    """Ingest what is new in ``inbox``, move it out, re-rank the benchmarks it changed.
+
+    ``reparse`` also re-derives the loads an older parser version made, inbox or not.
+    """
     inbox_path = Path(inbox)
     with inbox_lock(inbox_path):
-        return _refresh(inbox_path, home)
+        return _refresh(inbox_path, home, reparse)
 
 
-def _refresh(inbox_path: Path, home: str | None) -> RefreshReport:
+def _refresh(inbox_path: Path, home: str | None, reparse: bool) -> RefreshReport:
     files = new_files(inbox_path)
     report = RefreshReport()
-    if not files:
+    if not files and not reparse:
         return report
     warehouse = Warehouse(home)
     report.files = ingest_files(warehouse, files, None, None, False, progress=False)
-    if any(f.status == "loaded" for f in report.files) or not warehouse.catalog_path.exists():
+    if reparse:
+        report.reparsed = reparse_stale(warehouse, trust_pickle=False)
+    else:
+        report.stale_loads = stale_loads(warehouse).height
+    outcomes = report.files + report.reparsed
+    if any(f.status == "loaded" for f in outcomes) or not warehouse.catalog_path.exists():
         refresh_catalog(warehouse)
     report.moved = [move_file(Path(f.path), inbox_path, f.status) for f in report.files]
-    changed = sorted({b for f in report.files if f.status == "loaded" for b in f.benchmarks})
+    changed = sorted({b for f in outcomes if f.status == "loaded" for b in f.benchmarks})
     if changed:
         report.ranked = rank_flow(home=home, benchmarks=changed)
     return report

@@ -102,19 +102,23 @@ COVERAGE: dict[str, pl.DataType] = {
     "nulls": pl.Int64(),
 }
 
-# One row per ingested file.
+# One row per ingested file.  ``parser_version`` is the format's parser version that made the load.
 LOADS: dict[str, pl.DataType] = {
     "load_id": pl.String(),
     "source": pl.String(),
     "file_name": pl.String(),
     "sha256": pl.String(),
     "format": pl.String(),
+    "parser_version": pl.Int64(),
     "benchmark": pl.String(),
     "rows_in": pl.Int64(),
     "rows_landed": pl.Int64(),
     "rows_quarantined": pl.Int64(),
     "loaded_at": pl.Datetime("us", "UTC"),
 }
+# Manifests written before parsers had versions have no ``parser_version``: they read as 1, the
+# version every format started at (a version-1 load id is the id those loads already have).
+UNVERSIONED_PARSER = 1
 
 
 # Files that could not be parsed at all (their bytes are in the raw archive).

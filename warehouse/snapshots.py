@@ -34,22 +34,39 @@ from warehouse.storage import Warehouse
 # A snapshot stores the aggregators' ranking contract as is: its schema is theirs.
 SNAPSHOT_RANKING = RANKING_SCHEMA
 
-# The code whose behaviour a ranking depends on: its sources are hashed into the code version.
-CODE_PACKAGES = ("aggregators", "transforms")
+# The code that turns a benchmark's current scores into a ranking, as paths from the repository
+# root: its sources are hashed into the code version.  Parsers and validation are left out on
+# purpose: they change loads, whose ids the input fingerprint already holds, so editing a COCO
+# parser must not give every snapshot of every benchmark a new id.
+RANK_CODE = (
+    "aggregators",
+    "transforms/ballots.py",
+    "transforms/catalog.py",
+    "transforms/dense.py",
+    "transforms/rank_plan.py",
+    "warehouse/schema.py",  # the voter and group keys that ballots are built from
+)
+REPOSITORY = Path(__file__).resolve().parent.parent
 
 
-def code_version() -> str:
-    """``<package version>+<hash of the aggregators' and transforms' sources>``.
+def rank_code_sources(root: Path = REPOSITORY) -> list[Path]:
+    """The Python sources of :data:`RANK_CODE` under ``root``, in a fixed order."""
+    sources = []
+    for entry in map(root.joinpath, RANK_CODE):
+        sources.extend(sorted(entry.rglob("*.py")) if entry.is_dir() else [entry])
+    return sources
+
+
+def code_version(root: Path = REPOSITORY) -> str:
+    """``<package version>+<hash of the rank code's sources>`` (:data:`RANK_CODE`).
 
     The hash makes an edited method produce new snapshot ids even when the
     version number was not bumped.
     """
-    root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
-    for package in CODE_PACKAGES:
-        for source in sorted((root / package).rglob("*.py")):
-            digest.update(source.relative_to(root).as_posix().encode())
-            digest.update(source.read_bytes())
+    for source in rank_code_sources(root):
+        digest.update(source.relative_to(root).as_posix().encode())
+        digest.update(source.read_bytes())
     try:
         version = metadata.version("scorehouse")
     except metadata.PackageNotFoundError:

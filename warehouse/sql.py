@@ -24,7 +24,7 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import LOADS
+from warehouse.schema import LOADS, UNVERSIONED_PARSER
 
 DUCKDB_TYPES = {
     pl.String: "VARCHAR",
@@ -95,8 +95,18 @@ def relation(files: str, directory: Path, schema: dict[str, pl.DataType], hive: 
 
 
 def loads_relation(home: Path) -> str:
-    """Every load manifest under ``home`` with ``is_current`` (:data:`LOAD`): the ``loads`` view."""
-    return f"SELECT *, {LOAD.window()} = 1 AS is_current FROM ({relation('*.parquet', home / 'loads', LOADS)})"
+    """Every load manifest under ``home`` with ``is_current`` (:data:`LOAD`): the ``loads`` view.
+
+    Manifests are read by column name: one written before a column of :data:`LOADS` existed
+    reads it as null (a plain ``read_parquet`` over mixed files would drop the column), and
+    ``parser_version`` as :data:`UNVERSIONED_PARSER`.
+    """
+    manifests = empty_relation(LOADS)
+    if any((home / "loads").glob("*.parquet")):
+        files = sql_path(home / "loads" / "*.parquet")
+        manifests += f" UNION ALL BY NAME SELECT * FROM read_parquet({files}, union_by_name = true)"
+    versioned = f"SELECT * REPLACE (coalesce(parser_version, {UNVERSIONED_PARSER}) AS parser_version) FROM ({manifests})"
+    return f"SELECT *, {LOAD.window()} = 1 AS is_current FROM ({versioned})"
 
 
 def query_files(sql: str, parameters: list | None = None) -> pl.DataFrame:

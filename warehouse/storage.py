@@ -23,6 +23,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -64,6 +66,7 @@ class LoadRecord:
     file_name: str
     sha256: str
     format: str
+    parser_version: int
     benchmark: str
     rows_in: int
     rows_landed: int
@@ -72,6 +75,10 @@ class LoadRecord:
     def frame(self, loaded_at: datetime) -> pl.DataFrame:
         row = {**self.__dict__, "loaded_at": loaded_at}
         return conform(pl.DataFrame([row]), LOADS)
+
+
+class RawMissingError(FileNotFoundError):
+    """A load's archived bytes are not in the raw archive (deleted by hand): they cannot be re-parsed."""
 
 
 class Warehouse:
@@ -101,6 +108,33 @@ class Warehouse:
         if not target.exists():
             atomic.copy_file(path, target)
         return sha
+
+    def raw_path(self, sha: str) -> Path:
+        """The archived bytes of the file whose sha256 is ``sha``."""
+        found = sorted((self.dir("raw") / sha[:2]).glob(f"{sha}*"))
+        if not found:
+            raise RawMissingError(
+                f"the raw archive of {self.home} has no file with sha256 {sha}; ingest the original file again"
+            )
+        return found[0]
+
+    @contextmanager
+    def staged_raw(self, sha: str, file_name: str) -> Iterator[Path]:
+        """The archived bytes of ``sha`` seen under ``file_name``'s own folder and file name.
+
+        Parsers read names from both (a COCO team folder, a WMT language pair), so re-parsing
+        archived bytes needs them back even when the original file is gone.  A symbolic link in a
+        scratch folder of the home (visible to workers sharing the home), removed afterwards.
+        """
+        original = Path(file_name)
+        scratch = Path(tempfile.mkdtemp(prefix=".reparse-", dir=self.home))
+        try:
+            staged = scratch / original.parent.name / original.name
+            staged.parent.mkdir(parents=True, exist_ok=True)
+            staged.symlink_to(self.raw_path(sha))
+            yield staged
+        finally:
+            shutil.rmtree(scratch)
 
     def load_exists(self, load_id: str) -> bool:
         return (self.dir("loads") / f"{load_id}.parquet").exists()

@@ -96,7 +96,7 @@ CRASH_SCRIPT = textwrap.dedent(
     import os, sys
     from pathlib import Path
     import warehouse.storage as storage
-    from flows.ingest import load_id_of
+    from flows.lineage import load_id_of
     from transforms.parsers import parse_file
     from transforms.validate import validate_rows
 
@@ -115,7 +115,7 @@ CRASH_SCRIPT = textwrap.dedent(
     fmt, parsed = parse_file(path)
     load_id = load_id_of(sha, fmt.name, None)
     checked = validate_rows(parsed.rows, file=str(path), load_id=load_id)
-    record = storage.LoadRecord(load_id, f"{fmt.name}:glue:{path.name}", str(path), sha, fmt.name, "glue",
+    record = storage.LoadRecord(load_id, f"{fmt.name}:glue:{path.name}", str(path), sha, fmt.name, 1, "glue",
                                 parsed.rows.height, checked.scores.height, checked.quarantine.height)
     warehouse.write_load(record, checked.scores, checked.quarantine)
     """

@@ -39,7 +39,7 @@ def test_current_loads_agree_between_the_manifests_the_view_and_a_reference(home
     rows = []
     for i, loaded_at in enumerate(stamps(rng, 12)):
         record = LoadRecord(f"load{rng.integers(0, 10**6):06d}{i:02d}", f"fmt:b:file{rng.integers(0, 4)}.csv",
-                            "f.csv", "sha", "fmt", "b", 1, 1, 0)
+                            "f.csv", "sha", "fmt", 1, "b", 1, 1, 0)
         atomic.write_parquet(record.frame(loaded_at), warehouse.dir("loads") / f"{record.load_id}.parquet")
         rows.append({"load_id": record.load_id, "source": record.source, "loaded_at": loaded_at})
     expected = reference_newest(rows, ("source",), "loaded_at", "load_id")

@@ -28,8 +28,12 @@ class ParseError(ValueError):
         self.file = str(file)
         self.line = line
         self.problem = problem
-        where = f"{self.file}, line {line}" if line is not None else self.file
-        super().__init__(f"{where}: {problem}")
+        super().__init__(self.message_for(self.file))
+
+    def message_for(self, file: str) -> str:
+        """The message naming ``file``: the original of a staged copy of archived bytes."""
+        where = f"{file}, line {self.line}" if self.line is not None else file
+        return f"{where}: {self.problem}"
 
 
 class NotScoresError(ParseError):
@@ -55,16 +59,28 @@ class Parsed:
 
 @dataclass(frozen=True)
 class Format:
-    """One native dump format."""
+    """One native dump format.
+
+    ``parser_version`` is bumped whenever a change to the parser changes its output for some file
+    (rows, names, values, the benchmark): it is recorded with every load and hashed into the load
+    id, so ``scorehouse ingest --reparse`` can re-derive the loads an older parser made.
+    """
 
     name: str
     sniff: Callable[[Path, bytes], bool]
     parse: Callable[[Path, str | None], Parsed]
     description: str
+    parser_version: int
     needs_trust: bool = False  # True for formats whose loading executes code (pickles)
     # True for formats whose rows take a name from the file's folder (a COCO team folder holds
     # "scores.txt"): the warehouse then tells same-named or byte-identical files of two folders apart.
     folder_named: bool = False
+
+    def __post_init__(self) -> None:
+        if type(self.parser_version) is not int or self.parser_version < 1:
+            raise ValueError(
+                f"format {self.name!r}: parser_version must be an integer >= 1, got {self.parser_version!r}"
+            )
 
 
 def rows_frame(

@@ -140,6 +140,7 @@ def parse_eval(path: Path, benchmark: str | None) -> Parsed:
 SCORES_FORMAT = register_format(
     Format(
         name="coco-scores-txt",
+        parser_version=1,
         sniff=sniff_scores,
         parse=parse_scores,
         description="COCO 2015 captioning team scores.txt ('METRIC<Test5|Test40>: value', system-level)",
@@ -149,6 +150,7 @@ SCORES_FORMAT = register_format(
 EVAL_FORMAT = register_format(
     Format(
         name="coco-eval-json",
+        parser_version=1,
         sniff=sniff_eval,
         parse=parse_eval,
         description="COCO 2015 captioning captions_<split>_<submission>_eval.json ({metric: value}); val2014 only",

@@ -127,6 +127,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 FORMAT = register_format(
     Format(
         name="gem-scores-json",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="GEM submission scores (*.scores.json: submission_name, param_count, one object per split)",

@@ -174,6 +174,7 @@ def rows_of(path: Path, frame: pl.DataFrame, benchmark: str | None) -> Parsed:
 register_format(
     Format(
         name="instance-long",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="instance-level long CSV: System, Utterance, one column per metric (RankingNLPSystems, MissingDataRanking)",

@@ -62,6 +62,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 register_format(
     Format(
         name="instance-parquet",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="instance-level long Parquet: System, Utterance, one numeric column per metric (scorehouse synth)",

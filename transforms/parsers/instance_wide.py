@@ -70,6 +70,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 register_format(
     Format(
         name="instance-wide",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="instance-by-system CSV: rows = instances, columns M0, M1, ... = systems (pairformance)",

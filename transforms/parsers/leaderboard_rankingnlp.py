@@ -98,6 +98,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 FORMAT = register_format(
     Format(
         name="rankingnlp-leaderboard",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="GLUE / SuperGLUE / XTREME scrape of RankingNLPSystems and MissingDataRanking "

@@ -97,6 +97,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 FORMAT = register_format(
     Format(
         name="value-leaderboard",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="VALUE leaderboard scrape of Vote'n'Rank (Model,Mean-Rank,Meta-Ave,13 tasks; HTML in names)",

@@ -71,6 +71,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 FORMAT = register_format(
     Format(
         name="votenrank-leaderboard",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="GLUE / SuperGLUE leaderboard scrape of Vote'n'Rank (Rank,Name,Model,URL,Score,tasks; "

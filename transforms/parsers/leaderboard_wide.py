@@ -111,6 +111,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 FORMAT = register_format(
     Format(
         name="wide-leaderboard",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="one row per system, one column per score (gem.csv, case study 4 tables; "

@@ -121,6 +121,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 FORMAT = register_format(
     Format(
         name="known-non-score",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="files known to hold no scores of systems (COCO metadata and id.txt, flickr.json, "

@@ -180,6 +180,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 register_format(
     Format(
         name="pickle-frames",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="pickled {dataset: {subset: {metric: DataFrame instances x systems}}} (RankingNLPSystems, BT-eval)",

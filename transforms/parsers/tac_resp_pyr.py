@@ -93,6 +93,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 FORMAT = register_format(
     Format(
         name="tac-resp-pyr-json",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="TAC human judgments (topic -> annotations with summ_id, responsiveness, pyramid scores)",

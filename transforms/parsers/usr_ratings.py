@@ -149,6 +149,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 FORMAT = register_format(
     Format(
         name="usr-ratings-json",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="USR human ratings (list of contexts, responses rated by 3 annotators): mean and per-annotator",

@@ -160,6 +160,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 register_format(
     Format(
         name="wmt-scores",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="WMT metrics-task *.seg.score / *.sys.score (tab-separated, gzip or plain)",

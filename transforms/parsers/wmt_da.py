@@ -101,6 +101,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 register_format(
     Format(
         name="wmt-da",
+        parser_version=1,
         sniff=sniff,
         parse=parse,
         description="WMT human direct assessment ad-seg-scores-<lp>.csv / ad-sys-scores-<lp>.csv",

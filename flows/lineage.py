@@ -1,0 +1,100 @@
+"""Which parser made each load, and what a newer parser has to re-derive.
+
+A load id hashes the file's bytes, its format, the ``--benchmark`` it was
+ingested with, the folder of formats that take names from it, and the
+format's parser version (:attr:`transforms.parsers.base.Format.parser_version`).
+Bumping a format's version therefore gives its files new load ids, but a
+plain ingest never re-reads bytes already loaded: it only says how many
+current loads an older parser made.  ``--reparse`` re-derives those from the
+raw archive; the new load supersedes the old one like a corrected dump, and
+the old one stays in ``scores_history``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import polars as pl
+
+from transforms.parsers import FORMATS, Format
+from warehouse.schema import UNVERSIONED_PARSER
+from warehouse.storage import Warehouse
+
+
+class ReparseError(ValueError):
+    """A load that cannot be re-derived from its manifest and the raw archive."""
+
+
+def load_id_of(
+    sha: str, format_name: str, benchmark: str | None, folder: str | None = None,
+    parser_version: int = UNVERSIONED_PARSER,
+) -> str:
+    """The load of these bytes read by this format's parser version with this ``--benchmark``.
+
+    Version 1 adds nothing to the hashed key, so the loads made before parsers had versions
+    keep their ids (a warehouse of that time re-ingests nothing).
+    """
+    key = f"{sha}|{format_name}|{benchmark or ''}" + (f"|{folder}" if folder is not None else "")
+    if parser_version != UNVERSIONED_PARSER:
+        key += f"|parser={parser_version}"
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def folder_of(path: Path, fmt: Format) -> str | None:
+    """The folder name that is part of a load's identity, for formats that take names from it."""
+    return path.parent.name if fmt.folder_named else None
+
+
+def ingested_version(
+    warehouse: Warehouse, sha: str, fmt: Format, benchmark: str | None, folder: str | None
+) -> int | None:
+    """The newest parser version of ``fmt`` (up to its current one) that has a load of these bytes."""
+    versions = range(fmt.parser_version, UNVERSIONED_PARSER - 1, -1)
+    return next((v for v in versions if warehouse.load_exists(load_id_of(sha, fmt.name, benchmark, folder, v))), None)
+
+
+def stale_loads(warehouse: Warehouse) -> pl.DataFrame:
+    """The current loads (manifest rows) made by an older parser version than their format's.
+
+    Only current loads: re-deriving a superseded one would make it current again.
+    """
+    versions = pl.DataFrame(
+        {"format": list(FORMATS), "current_version": [f.parser_version for f in FORMATS.values()]},
+        schema={"format": pl.String(), "current_version": pl.Int64()},
+    )
+    return (
+        warehouse.manifests()
+        .filter("is_current")
+        .join(versions, on="format")
+        .filter(pl.col("parser_version") < pl.col("current_version"))
+        .sort("loaded_at", "load_id")
+    )
+
+
+def benchmark_option(load: dict) -> str | None:
+    """The ``--benchmark`` that ``load`` (a manifest row) was ingested with.
+
+    The manifest does not record it, but the load id hashes it, and an option names
+    the benchmark the rows got: it is whichever of none and the load's benchmarks
+    gives back the load's id.
+    """
+    fmt = FORMATS[load["format"]]
+    folder = folder_of(Path(load["file_name"]), fmt)
+    for option in (None, *load["benchmark"].split(",")):
+        if load_id_of(load["sha256"], fmt.name, option, folder, load["parser_version"]) == load["load_id"]:
+            return option
+    raise ReparseError(
+        f"load {load['load_id']} of {load['file_name']}: cannot tell which --benchmark it was ingested with; "
+        f"ingest the file again with --benchmark to replace it"
+    )
+
+
+def lineage_notices(reparsed: int, stale: int) -> list[str]:
+    """What to tell the user about loads made by older parsers."""
+    notices = []
+    if reparsed:
+        notices.append(f"re-parsed {reparsed} load(s) from the raw archive with their format's current parser")
+    if stale:
+        notices.append(f"{stale} load(s) were parsed by an older parser; run with --reparse")
+    return notices
