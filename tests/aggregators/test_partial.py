@@ -84,10 +84,11 @@ def direct_borda_points(scores: np.ndarray, ties: str) -> np.ndarray:
 
 
 @given(
-    st.lists(st.lists(st.sampled_from((0.0, 1.0, 2.5, 4.0)), min_size=4, max_size=4), min_size=1, max_size=30),
+    st.lists(st.lists(st.sampled_from((0.0, 1.0, 2.5, 4.0)), min_size=4, max_size=4), min_size=1, max_size=40),
     st.sampled_from(("average", "min", "max")),
 )
 def test_borda_points_are_the_direct_count(rows, ties):
+    """Both of borda_points' ways: fewer voters than systems squared (16) and more."""
     scores = np.array(rows)
     assert np.array_equal(borda_points(scores, ties), direct_borda_points(scores, ties))
 
@@ -132,3 +133,10 @@ def test_complete_voters_of_weight_zero_are_refused_like_the_whole_table():
         run("borda", complete)
     with pytest.raises(InvalidBallotsError, match="weight 0"):
         partition_wise("borda", frame, [0])
+
+
+@pytest.mark.parametrize("n_voters", [3, 200])  # below and above systems squared: both of borda_points' ways
+@pytest.mark.parametrize("ties", ["average", "min", "max"])
+def test_borda_points_of_few_and_many_voters(n_voters, ties):
+    scores = np.random.default_rng(n_voters).integers(0, 3, size=(n_voters, 5)).astype(float)
+    assert np.array_equal(borda_points(scores, ties), direct_borda_points(scores, ties))
