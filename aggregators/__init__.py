@@ -8,54 +8,39 @@ Pure: imports nothing from the rest of scorehouse, never touches disk.
 The public names below are loaded on first use (PEP 562): importing a light
 submodule such as ``aggregators.schemas`` — which the warehouse does to store
 results under their schemas — must not load every method and scipy with it.
-The first use of any public name imports every method module, so the
-registry is always complete when it is seen.
+No submodule is named like a public name (the function ``bootstrap`` lives in
+``aggregators.bootstrapping``), so importing a submodule never shadows one,
+and the registry fills itself on its first lookup
+(:data:`aggregators.registry.REGISTRY`), however it is reached.
 """
 
 from importlib import import_module
 from typing import Any
 
-# Method modules register themselves on import; this is the one list of them.
-METHOD_MODULES = (
-    "baldwin",
-    "borda",
-    "borda_partial",
-    "bradley_terry",
-    "condorcet",
-    "copeland",
-    "dowdall",
-    "elo",
-    "kemeny",
-    "means",
-    "median",
-    "minimax",
-    "plurality",
-    "threshold",
-    "trueskill_rating",
-)
-
 # Public name -> the module that defines it.
 PUBLIC = {
-    "bootstrap": "bootstrap",
+    "bootstrap": "bootstrapping",
     "pairwise_probabilities": "borda_partial",
     **dict.fromkeys(
         ("discriminative_power", "iia_violation_rate", "kemeny_dispersion", "kendall_distance", "kendall_tau",
          "last_k_agreement", "spearman_rho", "top_k_agreement"),
         "compare",
     ),
-    "condorcet_weights": "condorcet_weights",
-    "prospective_winners": "condorcet_weights",
+    "condorcet_weights": "condorcet_weighting",
+    "prospective_winners": "condorcet_weighting",
     **dict.fromkeys(
         ("AggregationError", "InvalidBallotsError", "InvalidParameterError", "MissingScoresError",
          "NonPositiveScoresError", "TooManySystemsError", "UnknownMethodError"),
         "errors",
     ),
-    "paired_tests": "paired_tests",
-    "pairwise_confidence": "pairwise_confidence",
+    **dict.fromkeys(("RankingResult", "aggregate", "finish_partitioned", "partition_partials", "run"), "execution"),
+    "paired_tests": "paired_testing",
+    "pairwise_confidence": "pairwise_intervals",
+    **dict.fromkeys(("Partial", "Voters", "combine"), "partial"),
     "Profile": "profile",
     "build_profile": "profile",
     "ranking_table": "ranking",
-    **dict.fromkeys(("REGISTRY", "MethodInfo", "RankingResult", "Scored", "aggregate", "register", "run"), "registry"),
+    **dict.fromkeys(("REGISTRY", "MethodInfo", "PartitionForm", "Scored", "partition_form", "register"), "registry"),
 }
 
 __all__ = sorted(PUBLIC)
@@ -64,8 +49,6 @@ __all__ = sorted(PUBLIC)
 def __getattr__(name: str) -> Any:
     if name not in PUBLIC:
         raise AttributeError(f"module 'aggregators' has no attribute {name!r}")
-    for module in METHOD_MODULES:
-        import_module(f"aggregators.{module}")
     value = getattr(import_module(f"aggregators.{PUBLIC[name]}"), name)
     globals()[name] = value  # later lookups skip this function
     return value

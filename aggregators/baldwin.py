@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from aggregators.borda import borda_vector
-from aggregators.positions import TIES, positional_points, weighted_totals
+from aggregators.borda import borda_points
+from aggregators.parameters import check_choice
+from aggregators.positions import TIES, weighted_totals
 from aggregators.profile import Profile
 from aggregators.ranking import tie_classes
-from aggregators.registry import check_choice, register
+from aggregators.registry import register
 
 
 @register(
@@ -48,7 +49,7 @@ def baldwin(profile: Profile, *, ties: str = "average") -> np.ndarray:
     survived = np.zeros(len(profile.systems))
     rounds = 0
     while len(remaining) > 1:
-        points = positional_points(profile.scores[:, remaining], borda_vector(len(remaining)), ties)
+        points = borda_points(profile.scores[:, remaining], ties)
         totals = weighted_totals(profile.weights, points)
         classes = tie_classes(totals)
         lowest = classes == classes.max()

@@ -40,17 +40,26 @@ matrices (indicators weighted by ``w_v`` and ``r / (k + 1)``); the
 observed-vs-observed term is accumulated by
 :func:`aggregators.pairwise.weighted_pair_counts` over blocks of voters.  Time is linear in the cells plus ``voters x systems^2`` for the
 accumulation; memory is a few voters x systems matrices.
+
+Partition form: :func:`probability_sums` (the numerator of ``P``) and the
+total weight add up over disjoint sets of voters, so a benchmark is summed
+partition by partition and finished by :func:`probability_matrix`, as the
+whole-table method is.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from scipy.stats import rankdata
 
 from aggregators.errors import InvalidBallotsError
 from aggregators.pairwise import weighted_pair_counts
+from aggregators.partial import Partial, Voters
 from aggregators.profile import Profile
-from aggregators.registry import register
+from aggregators.registry import PartitionForm, Scored, register
 
 CITATION = (
     "Himmi, Irurozki, Noiry, Clémençon, Colombo (2023). Towards More Robust NLP System "
@@ -63,15 +72,21 @@ def cross_sum(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return np.einsum("vi,vj->ij", left, right)
 
 
-def total_weight(profile: Profile) -> float:
-    """The voters' total weight, or :class:`InvalidBallotsError` when it is zero."""
-    total = float(profile.weights.sum())
+def require_positive_weight(total: float, n_voters: int) -> float:
+    """``total`` (the voters' total weight), or :class:`InvalidBallotsError` when it is zero."""
     if total <= 0:
         raise InvalidBallotsError(
-            f"all {len(profile.voters)} voters have weight 0, so no voter counts; "
+            f"all {n_voters} voters have weight 0, so no voter counts; "
             f"give at least one voter a positive weight"
         )
     return total
+
+
+def probability_matrix(probability_sum: np.ndarray, total_weight: float) -> np.ndarray:
+    """``P = sum_v w_v P_v / sum_v w_v`` from its numerator (:func:`probability_sums`), diagonal 0."""
+    probabilities = probability_sum / total_weight
+    np.fill_diagonal(probabilities, 0.0)
+    return probabilities
 
 
 def pairwise_probabilities(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
@@ -84,10 +99,9 @@ def pairwise_probabilities(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     and did not tie them: the voters whose verdict on the pair was observed
     rather than imputed.  Raises :class:`InvalidBallotsError` if every weight is 0.
     """
-    total = total_weight(profile)
+    total = require_positive_weight(float(profile.weights.sum()), len(profile.voters))
     wins, ties = weighted_pair_counts(profile.scores, np.column_stack([profile.weights, profile.weights > 0]))
-    probabilities = probability_sums(profile.scores, profile.weights, wins[0], ties[0]) / total
-    np.fill_diagonal(probabilities, 0.0)
+    probabilities = probability_matrix(probability_sums(profile.scores, profile.weights, wins[0], ties[0]), total)
     n_informative = np.rint(wins[1] + wins[1].T).astype(np.int64)
     return probabilities, n_informative
 
@@ -113,12 +127,31 @@ def probability_sums(scores: np.ndarray, weights: np.ndarray, wins: np.ndarray, 
     return observed_over_missing + missing_over_observed + both_missing + both_observed
 
 
+def _partial_sums(voters: Voters) -> Partial:
+    """One partition's ``sum_v w_v P_v`` and total weight (the partition form's combinable sums)."""
+    scores, weights = np.asarray(voters.scores, dtype=float), np.asarray(voters.weights, dtype=float)
+    wins, ties = weighted_pair_counts(scores, weights[:, None])
+    return Partial(
+        systems=tuple(voters.systems),
+        n_voters=scores.shape[0],
+        n_counted=scores.shape[0],
+        weight=float(weights.sum()),
+        totals={"probability": probability_sums(scores, weights, wins[0], ties[0])},
+    )
+
+
+def _finish_sums(partial: Partial, params: Mapping[str, Any], two_step: bool) -> Scored:
+    total = require_positive_weight(partial.weight, partial.n_voters)
+    return Scored(probability_matrix(partial.total("probability"), total).sum(axis=1))
+
+
 @register(
     "borda_partial",
     view="ranks",
     handles_missing=True,
     citation=CITATION,
     properties=("anonymous", "neutral", "unanimity", "monotone"),
+    partition=PartitionForm(partial=_partial_sums, finish=_finish_sums),
 )
 def borda_partial(profile: Profile) -> np.ndarray:
     """Borda count on partial rankings, missing scores imputed by uniform compatible permutations.

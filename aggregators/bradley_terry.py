@@ -22,17 +22,26 @@ vanishes as the number of comparisons grows.  ``prior=0`` gives the plain
 estimate and is refused, with the culprit named, when it does not exist.
 
 The score is the log-strength, centred to mean zero.
+
+Partition form: the counts of :func:`aggregators.pairwise.count_pairs` add up
+over disjoint sets of voters, so a benchmark is counted partition by
+partition and fitted once by :func:`bradley_terry_counts`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
 from aggregators.errors import InvalidParameterError
-from aggregators.pairwise import PairCounts, pair_counts
+from aggregators.pairwise import PairCounts, count_pairs, pair_counts
+from aggregators.parameters import check_range
+from aggregators.partial import Partial, Voters
 from aggregators.profile import Profile
-from aggregators.registry import Scored, check_range, register
+from aggregators.registry import PartitionForm, Scored, register
 
 NAME = "bradley_terry"
 
@@ -114,6 +123,23 @@ def bradley_terry_counts(
     return Scored(scores, notes)
 
 
+def _partial_counts(voters: Voters) -> Partial:
+    """One partition's pairwise counts (the partition form's combinable sums)."""
+    counts = count_pairs(voters.systems, voters.scores, voters.weights)
+    return Partial(
+        systems=tuple(voters.systems),
+        n_voters=voters.scores.shape[0],
+        n_counted=voters.scores.shape[0],
+        weight=float(np.sum(voters.weights)),
+        totals={"wins": counts.wins, "ties": counts.ties, "voters": counts.voters},
+    )
+
+
+def _finish_counts(partial: Partial, params: Mapping[str, Any], two_step: bool) -> Scored:
+    counts = PairCounts(partial.systems, partial.total("wins"), partial.total("ties"), partial.total("voters"))
+    return bradley_terry_counts(counts, **params)
+
+
 @register(
     NAME,
     view="pairwise",
@@ -125,6 +151,11 @@ def bradley_terry_counts(
     ),
     properties=("anonymous", "neutral"),
     from_counts=bradley_terry_counts,
+    partition=PartitionForm(
+        partial=_partial_counts,
+        finish=_finish_counts,
+        parameters={"prior": None, "tol": None, "max_iter": None},
+    ),
 )
 def bradley_terry(
     profile: Profile, *, prior: float = 0.5, tol: float = 1e-9, max_iter: int = 10_000

@@ -35,7 +35,8 @@ from aggregators.pairwise import weighted_pair_counts
 from aggregators.errors import InvalidParameterError
 from aggregators.profile import Profile, build_profile
 from aggregators.ranking import tie_classes
-from aggregators.registry import method_info, score_profile
+from aggregators.registry import method_info
+from aggregators.scoring import score_profile
 
 Ranking = pl.DataFrame | Mapping[str, float]
 

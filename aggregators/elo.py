@@ -24,7 +24,8 @@ import numpy as np
 from aggregators.errors import InvalidParameterError
 from aggregators.pairwise import Games, games
 from aggregators.profile import Profile
-from aggregators.registry import check_range, register
+from aggregators.parameters import check_range
+from aggregators.registry import register
 
 NAME = "elo"
 

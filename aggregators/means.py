@@ -13,6 +13,10 @@ benchmarking", NeurIPS).  Each voter counts with its weight:
 The geometric and harmonic means are only defined for positive scores; a
 score <= 0 raises :class:`NonPositiveScoresError` rather than being replaced
 by a tiny value, which would decide the ranking by an arbitrary constant.
+
+The arithmetic mean's partition form (one- and two-level, over the voters
+that scored every system) finishes with :func:`mean_of_sums`, the function
+the whole-table mean ends with.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from aggregators.errors import NonPositiveScoresError
+from aggregators.partition_forms import complete_voters_form
 from aggregators.positions import weighted_totals
 from aggregators.profile import Profile
 from aggregators.registry import register
@@ -43,11 +48,23 @@ def _require_positive(profile: Profile, method: str) -> None:
         )
 
 
+def mean_of_sums(weighted_sums: np.ndarray, weight: np.ndarray | float) -> np.ndarray:
+    """The weighted mean from the weighted sum of the values and the total weight."""
+    return weighted_sums / weight
+
+
 def _weighted_mean(profile: Profile, values: np.ndarray) -> np.ndarray:
-    return weighted_totals(profile.weights, values) / profile.weights.sum()
+    return mean_of_sums(weighted_totals(profile.weights, values), profile.weights.sum())
 
 
-@register("mean", view="scores", handles_missing=False, citation=CITATION, properties=PROPERTIES)
+@register(
+    "mean",
+    view="scores",
+    handles_missing=False,
+    citation=CITATION,
+    properties=PROPERTIES,
+    partition=complete_voters_form("mean", per_voter=lambda scores: scores, within=mean_of_sums, parameters={}),
+)
 def mean(profile: Profile) -> np.ndarray:
     """Weighted arithmetic mean of each system's scores."""
     return _weighted_mean(profile, profile.scores)

@@ -82,16 +82,23 @@ def weighted_pair_counts(scores: np.ndarray, weights: np.ndarray) -> tuple[np.nd
     return wins, ties
 
 
-def pair_counts(profile: Profile) -> PairCounts:
-    """Count every pair's weighted wins and ties over the voters that scored both."""
-    n = len(profile.systems)
-    wins, ties = weighted_pair_counts(profile.scores, np.column_stack([profile.weights, np.ones(len(profile.voters))]))
+def count_pairs(systems: tuple[str, ...], scores: np.ndarray, weights: np.ndarray) -> PairCounts:
+    """Every pair's weighted wins and ties (and voters) over the voters that scored both.
+
+    Counts of disjoint sets of voters add up, so a benchmark can be counted
+    partition by partition (the partition form of ``bradley_terry``).
+    """
+    n = len(systems)
+    wins, ties = weighted_pair_counts(scores, np.column_stack([weights, np.ones(scores.shape[0])]))
     voters = wins[1] + wins[1].T + ties[1]  # unweighted: the voters that scored both
     np.fill_diagonal(voters, 0.0)
     off_diagonal = 1.0 - np.eye(n)
-    return PairCounts(
-        systems=profile.systems, wins=wins[0], ties=ties[0] * off_diagonal, voters=np.rint(voters).astype(np.int64)
-    )
+    return PairCounts(systems=tuple(systems), wins=wins[0], ties=ties[0] * off_diagonal, voters=np.rint(voters).astype(np.int64))
+
+
+def pair_counts(profile: Profile) -> PairCounts:
+    """Count every pair's weighted wins and ties over the voters of ``profile`` that scored both."""
+    return count_pairs(profile.systems, profile.scores, profile.weights)
 
 
 @dataclass(frozen=True)

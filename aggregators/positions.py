@@ -23,7 +23,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from aggregators.profile import Profile
-from aggregators.registry import check_choice
+from aggregators.parameters import check_choice
 
 TIES = ("average", "min", "max")
 

@@ -15,9 +15,15 @@ import numpy as np
 import polars as pl
 
 from aggregators.errors import InvalidBallotsError, MissingScoresError
-
-REQUIRED_COLUMNS = {"voter": pl.String, "system": pl.String}
-NUMERIC_COLUMNS = ("score", "weight")
+from aggregators.schemas import (
+    BALLOT_NAME_COLUMNS,
+    BALLOT_NUMERIC_COLUMNS,
+    GROUP,
+    SCORE,
+    SYSTEM,
+    VOTER,
+    WEIGHT,
+)
 
 
 @dataclass(frozen=True)
@@ -40,10 +46,6 @@ class Profile:
     def observed(self) -> np.ndarray:
         """Boolean mask of the scored cells."""
         return ~np.isnan(self.scores)
-
-    @property
-    def has_missing(self) -> bool:
-        return bool(np.isnan(self.scores).any())
 
     def require_complete(self, method: str) -> None:
         """Raise :class:`MissingScoresError` naming the first missing cell."""
@@ -73,32 +75,32 @@ def _check_columns(ballots: pl.DataFrame) -> pl.DataFrame:
         raise InvalidBallotsError(
             f"ballots must be a polars.DataFrame, got {type(ballots).__name__}"
         )
-    absent = [c for c in ("voter", "system", "score") if c not in ballots.columns]
+    absent = [c for c in (VOTER, SYSTEM, SCORE) if c not in ballots.columns]
     if absent:
         raise InvalidBallotsError(
             f"ballots lack the column(s) {absent}; expected voter, system, score[, weight][, group]"
         )
-    for name, dtype in REQUIRED_COLUMNS.items():
-        if ballots.schema[name] != dtype:
+    for name in BALLOT_NAME_COLUMNS:
+        if ballots.schema[name] != pl.String:
             raise InvalidBallotsError(
                 f"ballots column {name!r} must be String, got {ballots.schema[name]}"
             )
-    for name in NUMERIC_COLUMNS:
+    for name in BALLOT_NUMERIC_COLUMNS:
         if name in ballots.columns and not ballots.schema[name].is_numeric():
             raise InvalidBallotsError(
                 f"ballots column {name!r} must be numeric, got {ballots.schema[name]}"
             )
-    if "group" in ballots.columns and ballots.schema["group"] != pl.String:
-        raise InvalidBallotsError(f"ballots column 'group' must be String, got {ballots.schema['group']}")
+    if GROUP in ballots.columns and ballots.schema[GROUP] != pl.String:
+        raise InvalidBallotsError(f"ballots column 'group' must be String, got {ballots.schema[GROUP]}")
     if ballots.height == 0:
         raise InvalidBallotsError("ballots are empty: there is nothing to rank")
-    nulls = ballots.select(pl.col("voter").null_count(), pl.col("system").null_count()).row(0)
+    nulls = ballots.select(pl.col(VOTER).null_count(), pl.col(SYSTEM).null_count()).row(0)
     if any(nulls):
         raise InvalidBallotsError("ballots have null voter or system names; every row needs both")
     return ballots.with_columns(
-        pl.col("score").cast(pl.Float64),
-        (pl.col("weight").cast(pl.Float64) if "weight" in ballots.columns else pl.lit(1.0).alias("weight")),
-        (pl.col("group") if "group" in ballots.columns else pl.lit("").alias("group")),
+        pl.col(SCORE).cast(pl.Float64),
+        (pl.col(WEIGHT).cast(pl.Float64) if WEIGHT in ballots.columns else pl.lit(1.0).alias(WEIGHT)),
+        (pl.col(GROUP) if GROUP in ballots.columns else pl.lit("").alias(GROUP)),
     )
 
 
@@ -144,25 +146,25 @@ def _check_values(
             f"voter {voter!r} scores system {system!r} {counts[first]} times; a voter casts one score "
             f"per system: deduplicate the ballots (or give the voters distinct names)"
         )
-    bad = ballots.filter(pl.col("score").is_not_null() & ~pl.col("score").is_finite()).head(1)
+    bad = ballots.filter(pl.col(SCORE).is_not_null() & ~pl.col(SCORE).is_finite()).head(1)
     if bad.height:
         raise InvalidBallotsError(
-            f"voter {bad['voter'][0]!r} gives system {bad['system'][0]!r} the non-finite score "
-            f"{bad['score'][0]}; use null for a missing score"
+            f"voter {bad[VOTER][0]!r} gives system {bad[SYSTEM][0]!r} the non-finite score "
+            f"{bad[SCORE][0]}; use null for a missing score"
         )
     bad_w = ballots.filter(
-        pl.col("weight").is_null() | ~pl.col("weight").is_finite() | (pl.col("weight") < 0)
+        pl.col(WEIGHT).is_null() | ~pl.col(WEIGHT).is_finite() | (pl.col(WEIGHT) < 0)
     ).head(1)
     if bad_w.height:
         raise InvalidBallotsError(
-            f"voter {bad_w['voter'][0]!r} has weight {bad_w['weight'][0]}; weights must be finite and >= 0"
+            f"voter {bad_w[VOTER][0]!r} has weight {bad_w[WEIGHT][0]}; weights must be finite and >= 0"
         )
-    if not (ballots.get_column("weight") > 0).any():
+    if not (ballots.get_column(WEIGHT) > 0).any():
         raise InvalidBallotsError(
             "every voter has weight 0, so no voter counts; give at least one voter a positive weight"
         )
-    group_names, g = _codes(ballots.get_column("group"))
-    weights, weight_differs = _per_voter(ballots.get_column("weight").to_numpy(), v, voters.len())
+    group_names, g = _codes(ballots.get_column(GROUP))
+    weights, weight_differs = _per_voter(ballots.get_column(WEIGHT).to_numpy(), v, voters.len())
     groups, group_differs = _per_voter(g, v, voters.len())
     inconsistent = v[weight_differs | group_differs]
     if inconsistent.size:
@@ -181,11 +183,11 @@ def build_profile(ballots: pl.DataFrame) -> Profile:
     negative, null or non-finite weights, or weights that are all 0.
     """
     ballots = _check_columns(ballots)
-    voters, v = _codes(ballots.get_column("voter"))
-    systems, s = _codes(ballots.get_column("system"))
+    voters, v = _codes(ballots.get_column(VOTER))
+    systems, s = _codes(ballots.get_column(SYSTEM))
     weights, groups = _check_values(ballots, voters, systems, v, s)
     matrix = np.full((voters.len(), systems.len()), np.nan)
-    matrix[v, s] = ballots.get_column("score").fill_null(np.nan).to_numpy()
+    matrix[v, s] = ballots.get_column(SCORE).fill_null(np.nan).to_numpy()
     return Profile(
         systems=tuple(systems.to_list()),
         voters=tuple(voters.to_list()),

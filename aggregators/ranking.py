@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 from scipy.stats import rankdata
 
-from aggregators.schemas import RANKING_SCHEMA
+from aggregators.schemas import RANKING_SCHEMA, SCORE, SYSTEM
 
 TIE_TOLERANCE = 1e-9
 
@@ -56,13 +56,13 @@ def ranking_table(systems: Sequence[str], scores: np.ndarray) -> pl.DataFrame:
     counts = np.bincount(ranks, minlength=len(ranks) + 1)
     return pl.DataFrame(
         {
-            "system": list(systems),
-            "score": scores,
+            SYSTEM: list(systems),
+            SCORE: scores,
             "rank": ranks,
             "tied": counts[ranks] > 1,
         },
         schema=RANKING_SCHEMA,
-    ).sort("rank", "system")
+    ).sort("rank", SYSTEM)
 
 
 def ranks_within_voters(scores: np.ndarray) -> np.ndarray:

@@ -34,7 +34,8 @@ import polars as pl
 from aggregators.errors import InvalidParameterError
 from aggregators.profile import Profile
 from aggregators.ranking import tie_classes
-from aggregators.registry import method_info, score_profile
+from aggregators.registry import method_info
+from aggregators.scoring import score_profile
 from aggregators.schemas import SUMMARY_SCHEMA, TABLE_SCHEMA
 
 Params = Mapping[str, Mapping[str, Any]] | None

@@ -1,4 +1,4 @@
-"""The schemas of the tables the aggregators produce, in one light module.
+"""The schemas of the tables the aggregators take and produce, in one light module.
 
 Polars only: the warehouse stores these tables under these schemas, and
 importing this module must not load the methods (scipy and all).
@@ -6,10 +6,15 @@ importing this module must not load the methods (scipy and all).
 
 import polars as pl
 
+# The ballots contract: one row per (voter, system); weight and group are optional.
+VOTER, SYSTEM, SCORE, WEIGHT, GROUP = "voter", "system", "score", "weight", "group"
+BALLOT_NAME_COLUMNS = (VOTER, SYSTEM)  # String, never null
+BALLOT_NUMERIC_COLUMNS = (SCORE, WEIGHT)
+
 # The ranking contract: what every method returns.
 RANKING_SCHEMA: dict[str, pl.DataType] = {
-    "system": pl.String(),
-    "score": pl.Float64(),
+    SYSTEM: pl.String(),
+    SCORE: pl.Float64(),
     "rank": pl.Int64(),
     "tied": pl.Boolean(),
 }
@@ -59,4 +64,16 @@ MOVES_SCHEMA: dict[str, pl.DataType] = {
     "rank_b": pl.Int64(),
     "shift": pl.Int64(),  # rank_a - rank_b: positive when method_a ranks the system lower
     "explanation": pl.String(),
+}
+
+# Pairwise win probabilities with Hoeffding intervals (aggregators.pairwise_confidence).
+CONFIDENCE_SCHEMA: dict[str, pl.DataType] = {
+    "system_a": pl.String(),
+    "system_b": pl.String(),
+    "probability": pl.Float64(),
+    "n": pl.Int64(),
+    "half_width": pl.Float64(),
+    "lower": pl.Float64(),
+    "upper": pl.Float64(),
+    "excludes_half": pl.Boolean(),
 }

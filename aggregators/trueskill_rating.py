@@ -31,7 +31,8 @@ from scipy.special import log_ndtr, ndtr, ndtri
 from aggregators.elo import check_order, orders
 from aggregators.pairwise import Games
 from aggregators.profile import Profile
-from aggregators.registry import check_choice, check_range, register
+from aggregators.parameters import check_choice, check_range
+from aggregators.registry import register
 
 NAME = "trueskill"
 MU = 25.0

@@ -39,14 +39,8 @@ import numpy as np
 import polars as pl
 
 from aggregators.compare import kendall_tau
-from aggregators.partial import (
-    combine,
-    finish_borda,
-    finish_borda_partial,
-    finish_bradley_terry,
-    finish_two_level,
-    partial_of,
-)
+from aggregators.execution import finish_partitioned, partition_partials
+from aggregators.partial import Voters, combine
 from aggregators.synthetic import true_ranking
 from transforms.ballots import rank_table
 from transforms.dense import dense_partition
@@ -139,8 +133,8 @@ def missing_cells(shape, fraction: float, seed: int) -> pl.DataFrame:  # noqa: A
     return cells.filter(pl.Series(rng.random(cells.height) < fraction))
 
 
-def partition_pass(warehouse, shape, metrics, parts, drop: pl.DataFrame | None = None):  # noqa: ANN001, ANN201
-    """Combined partials of every partition (the rank flow's partition tasks, without Prefect).
+def partition_pass(warehouse, shape, metrics, methods, drop: pl.DataFrame | None = None):  # noqa: ANN001, ANN201
+    """Each method's combined partials of every partition (the rank flow's partition tasks, without Prefect).
 
     ``drop`` lists (task, system) cells to treat as missing: their cells are
     blanked in the dense matrix, which is what leaving their rows out of the
@@ -160,8 +154,9 @@ def partition_pass(warehouse, shape, metrics, parts, drop: pl.DataFrame | None =
             for task, system in drop.iter_rows():  # a loop over (task, system) cells: hundreds
                 blank[[g for g, t in enumerate(task_of_group) if t == task], index[system]] = True
             scores = np.where(blank[dense.groups], np.nan, scores)
-        partials.append(partial_of(dense.systems, scores, dense.weights, dense.groups, dense.group_names, parts=parts))
-    return combine(partials)
+        voters = Voters(dense.systems, scores, dense.weights, dense.groups, dense.group_names)
+        partials.append(partition_partials(voters, methods))
+    return {m: combine([p[m] for p in partials]) for m in methods}
 
 
 def run_bench(n_scores: int, workdir: Path, seed: int, benchmarks: int, tasks: int) -> dict:
@@ -218,19 +213,22 @@ def run_bench(n_scores: int, workdir: Path, seed: int, benchmarks: int, tasks: i
     results: dict[str, list] = {}
     with steps.step("borda one-level + two-level + mean of means", rank_floor):
         for name, metrics, shape in shapes:
-            whole = partition_pass(warehouse, shape, metrics, ("ranks",))
-            results.setdefault("borda", []).append(finish_borda(whole).ranking)
-            results.setdefault("borda (two-level)", []).append(finish_two_level(whole, "borda").ranking)
-            results.setdefault("mean (two-level)", []).append(finish_two_level(whole, "mean").ranking)
+            whole = partition_pass(warehouse, shape, metrics, ("borda", "mean"))
+            results.setdefault("borda", []).append(finish_partitioned("borda", whole["borda"]).ranking)
+            borda_two = finish_partitioned("borda", whole["borda"], two_step=True)
+            results.setdefault("borda (two-level)", []).append(borda_two.ranking)
+            mean_two = finish_partitioned("mean", whole["mean"], two_step=True)
+            results.setdefault("mean (two-level)", []).append(mean_two.ranking)
     with steps.step(f"borda_partial, {MISSING_FOR_PARTIAL:.0%} (system, task) cells missing", rank_floor):
         for name, metrics, shape in shapes:
             drop = missing_cells(shape, MISSING_FOR_PARTIAL, seed)
-            whole = partition_pass(warehouse, shape, metrics, ("imputed",), drop)
-            results.setdefault("borda_partial (20% missing)", []).append(finish_borda_partial(whole).ranking)
+            whole = partition_pass(warehouse, shape, metrics, ("borda_partial",), drop)
+            ranking = finish_partitioned("borda_partial", whole["borda_partial"]).ranking
+            results.setdefault("borda_partial (20% missing)", []).append(ranking)
     with steps.step("pairwise counts + bradley_terry", rank_floor):
         for name, metrics, shape in shapes:
-            whole = partition_pass(warehouse, shape, metrics, ("pairwise",))
-            results.setdefault("bradley_terry", []).append(finish_bradley_terry(whole).ranking)
+            whole = partition_pass(warehouse, shape, metrics, ("bradley_terry",))
+            results.setdefault("bradley_terry", []).append(finish_partitioned("bradley_terry", whole["bradley_terry"]).ranking)
     with steps.step("rank flow (scorehouse rank --level instance)", rank_floor):
         outcomes = rank_flow(home=str(home_parquet), level="instance")
     failed = [m.error for o in outcomes for m in o.methods if m.error]

@@ -6,12 +6,12 @@ ballots is reported, not retried), and write one snapshot per method (I/O,
 retried; a snapshot that already exists is not written again).  The catalog
 is rebuilt once at the end when anything new was written.
 
-At instance level the default methods (and any of ``borda``, ``mean``,
-``bradley_terry``, ``borda_partial`` with default ties) run partition by
-partition: each partition of whole tasks (:mod:`warehouse.partitions`) is read,
-made dense (:mod:`transforms.dense`) and reduced to combinable sums
-(:mod:`aggregators.partial`), so memory is bounded by one partition whatever
-the benchmark's size.  The partition tasks run in process, or through Prefect's
+At instance level, when every requested run has a partition form in the
+registry (:func:`aggregators.registry.partition_form`: the default methods
+do), the methods run partition by partition: each partition of whole tasks
+(:mod:`warehouse.partitions`) is read, made dense (:mod:`transforms.dense`)
+and reduced to each method's combinable sums (:mod:`aggregators.partial`), so
+memory is bounded by one partition whatever the benchmark's size.  The partition tasks run in process, or through Prefect's
 Dask task runner (``runner="dask"``, see :mod:`flows.runners`); they only read,
 so a retried or duplicated one changes nothing.
 """
@@ -24,16 +24,16 @@ import polars as pl
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from aggregators import AggregationError, RankingResult, run
-from aggregators.partial import (
+from aggregators import (
+    REGISTRY,
+    AggregationError,
     Partial,
+    RankingResult,
     combine,
-    finish_borda,
-    finish_borda_partial,
-    finish_bradley_terry,
-    finish_mean,
-    finish_two_level,
-    partial_of,
+    finish_partitioned,
+    partition_form,
+    partition_partials,
+    run,
 )
 from flows.common import refresh_catalog
 from flows.runners import map_tasks
@@ -80,8 +80,6 @@ def read_benchmark(warehouse: Warehouse, benchmark: str, level: str) -> tuple[pl
 @task(cache_policy=NO_CACHE)
 def rank_ballots(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> RankingResult | AggregationError:
     """Run one method; a refusal (bad parameter, too many systems) is returned, not raised."""
-    from aggregators import REGISTRY
-
     notes: tuple[str, ...] = ()
     info = REGISTRY.get(method_run.method)
     try:
@@ -93,47 +91,45 @@ def rank_ballots(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> Ra
     return RankingResult(**{**result.__dict__, "notes": notes + result.notes})
 
 
-def partial_parts(runs: list[MethodRun]) -> tuple[str, ...] | None:
-    """The partial parts ``runs`` need, or None when one of them has no partition-wise form."""
-    parts: set[str] = set()
+def partition_methods(runs: list[MethodRun]) -> tuple[str, ...] | None:
+    """The methods whose partial sums ``runs`` need, or None when a run has no partition form."""
     for r in runs:
-        if r.method == "mean" and not r.params or r.method == "borda" and r.params in ({}, {"ties": "average"}):
-            parts.add("ranks")
-        elif r.method == "bradley_terry" and not r.two_step and set(r.params) <= {"prior", "tol", "max_iter"}:
-            parts.add("pairwise")
-        elif r.method == "borda_partial" and not r.two_step and not r.params:
-            parts.add("imputed")
-        else:
+        if r.method not in REGISTRY or partition_form(r.method, r.params, r.two_step) is None:
             return None
-    return tuple(sorted(parts))
+    return tuple(sorted({r.method for r in runs}))
 
 
-def finish(partial: Partial, method_run: MethodRun) -> RankingResult | AggregationError:
-    """The ranking of one partition-wise method run from the combined partial results."""
-    if method_run.method in ("borda", "mean") and partial.n_complete == 0:
+def finish(partials: dict[str, Partial], method_run: MethodRun) -> RankingResult | AggregationError:
+    """The ranking of one partition-wise method run from the combined partial sums of its method."""
+    partial = partials[method_run.method]
+    if partial.n_counted == 0:
         return NotApplicable(
             "no voter has a score for every system, so a method that needs complete ballots has nothing to rank; "
             "borda_partial and the majority-relation rules handle it"
         )
     try:
-        if method_run.method == "bradley_terry":
-            return finish_bradley_terry(partial, **method_run.params)
-        if method_run.method == "borda_partial":
-            return finish_borda_partial(partial)
-        if method_run.two_step:
-            return finish_two_level(partial, method_run.method)
-        return finish_borda(partial) if method_run.method == "borda" else finish_mean(partial)
+        return finish_partitioned(method_run.method, partial, method_run.params, method_run.two_step)
     except AggregationError as error:
         return error
 
 
 @task(cache_policy=NO_CACHE)
 def partition_partial(
-    warehouse: Warehouse, partition: Partition, systems: tuple[str, ...], metrics: pl.DataFrame, parts: tuple[str, ...]
-) -> Partial:
-    """Read one partition and reduce it to its partial sums (a read only: safe to retry or repeat)."""
+    warehouse: Warehouse, partition: Partition, systems: tuple[str, ...], metrics: pl.DataFrame,
+    methods: tuple[str, ...],
+) -> dict[str, Partial]:
+    """Read one partition and reduce it to each method's partial sums (a read only: safe to retry or repeat)."""
     dense = dense_partition(read_partition_arrow(warehouse, partition), metrics, systems)
-    return partial_of(dense.systems, dense.scores, dense.weights, dense.groups, dense.group_names, parts=parts)
+    return partition_partials(dense, methods)
+
+
+def combined_partials(
+    warehouse: Warehouse, partitions: list[Partition], systems: tuple[str, ...], metrics: pl.DataFrame,
+    methods: tuple[str, ...], parallel: bool,
+) -> dict[str, Partial]:
+    """Each method's partial sums over every partition, combined."""
+    per_partition = map_tasks(partition_partial, [(warehouse, p, systems, metrics, methods) for p in partitions], parallel)
+    return {m: combine([p[m] for p in per_partition]) for m in methods}
 
 
 @task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
@@ -181,18 +177,17 @@ def rank_partitioned(
     if not shape.systems:
         return outcome
     chosen = runs or default_runs(level, len(shape.systems), shape.may_miss)
-    parts = partial_parts(chosen)
-    if parts is None:
+    methods = partition_methods(chosen)
+    if methods is None:
         return None
-    arguments = [(warehouse, p, shape.systems, metrics, parts) for p in shape.partitions]
-    partial = combine(map_tasks(partition_partial, arguments, parallel))
-    if runs is None and partial.n_complete < partial.n_voters and "imputed" not in parts:
+    partials = combined_partials(warehouse, shape.partitions, shape.systems, metrics, methods, parallel)
+    if runs is None and any(p.n_counted < p.n_voters for p in partials.values()):
         # The coverage looked complete but some voter lacks a score: add the default missing-score method.
         chosen = default_runs(level, len(shape.systems), True)
-        extra = [(warehouse, p, shape.systems, metrics, ("imputed",)) for p in shape.partitions]
-        imputed = combine(map_tasks(partition_partial, extra, parallel))
-        partial = Partial(**{**partial.__dict__, "probability_sum": imputed.probability_sum})
-    results = [(r, finish(partial, r)) for r in chosen]
+        extra = tuple(sorted(set(partition_methods(chosen) or ()) - set(partials)))
+        if extra:
+            partials |= combined_partials(warehouse, shape.partitions, shape.systems, metrics, extra, parallel)
+    results = [(r, finish(partials, r)) for r in chosen]
     fingerprint = input_fingerprint(list(shape.load_ids), metrics)
     return store_results(warehouse, outcome, results, fingerprint, shape.load_ids, version)
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from aggregators import InvalidBallotsError, InvalidParameterError, paired_tests
-from aggregators.paired_tests import holm
+from aggregators.paired_testing import holm
 from tests.aggregators.strategies_paired import ballots_from_matrix, pairformance_ballots
 
 

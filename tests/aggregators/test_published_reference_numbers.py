@@ -15,6 +15,7 @@ from aggregators import aggregate, run
 from transforms.ballots import ballots
 from transforms.catalog import check_rules, resolve_metrics
 from transforms.parsers import parse_file
+from transforms.rank_plan import complete_ballots
 from transforms.validate import validate_rows
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,8 +30,8 @@ def leaderboard(name: str, top: int | None = None) -> pl.DataFrame:
     scores = validate_rows(rows, file=name, load_id="test").scores
     rules = check_rules(pl.read_csv(RULES, infer_schema=False), str(RULES))
     table = ballots(scores, resolve_metrics(scores, rules), level="task").collect()
-    incomplete = table.filter(pl.col("score").is_null()).get_column("system").unique().implode()
-    return table.filter(~pl.col("system").is_in(incomplete))
+    complete, _ = complete_ballots(table, "task")  # the rank flow's rule: Vote'n'Rank's dropna
+    return complete
 
 
 def top(ranking: pl.DataFrame, n: int) -> list[tuple[str, float]]:

@@ -1,7 +1,8 @@
 """The contract every registered method keeps, checked over the whole REGISTRY.
 
 Only the registry's metadata is used (handles_missing, stochastic, declared
-properties, parameter names), so methods added later are checked too.  Each
+properties, parameter names, partition forms), so methods added later are
+checked too.  Each
 method runs with its default parameters on generated profiles; the reference
 facts (Condorcet winner and loser, unanimous winner) come from the direct
 loops of ``references.py``.
@@ -18,13 +19,20 @@ from polars.testing import assert_frame_equal
 
 from aggregators import (
     REGISTRY,
+    AggregationError,
     InvalidBallotsError,
     InvalidParameterError,
     MissingScoresError,
+    Voters,
     aggregate,
+    build_profile,
+    combine,
+    finish_partitioned,
+    run,
 )
 from tests.aggregators import references
 from tests.aggregators.conftest import SYSTEM_NAMES, ballots
+from transforms.rank_plan import NotApplicable, complete_ballots
 
 METHODS = sorted(REGISTRY)
 SCHEMA = pl.Schema({"system": pl.String, "score": pl.Float64, "rank": pl.Int64, "tied": pl.Boolean})
@@ -206,3 +214,53 @@ def test_methods_without_weights_refuse_unequal_weights(name):
     with pytest.raises(InvalidBallotsError, match=rf"{name}.*voter 'u' has weight 2.0"):
         aggregate(name, table)
     assert aggregate(name, table.with_columns(weight=pl.lit(3.0))).height == 2  # equal weights are fine
+
+
+def partitions_of(table: pl.DataFrame, assignment: list[int]) -> list[Voters]:
+    """The voters of ``table`` in partitions of whole groups: group ``g`` goes to ``assignment[g]``."""
+    profile = build_profile(table)
+    names = sorted(set(profile.groups))
+    codes = np.searchsorted(names, profile.groups)
+    out = []
+    for part in sorted(set(assignment[: len(names)])):
+        rows = np.flatnonzero(np.isin(codes, [g for g in range(len(names)) if assignment[g] == part]))
+        if rows.size:
+            out.append(Voters(profile.systems, profile.scores[rows], profile.weights[rows], codes[rows], tuple(names)))
+    return out
+
+
+def outcome(compute):  # noqa: ANN001, ANN201 - a thunk; its result or the class of its refusal
+    try:
+        return compute()
+    except AggregationError as error:
+        return type(error)
+
+
+@pytest.mark.parametrize("name", [m for m in METHODS if REGISTRY[m].partition is not None])
+@given(data=st.data())
+def test_partition_wise_equals_the_whole_table(name, data):
+    """Partials of random partitions of whole groups, combined in any order and finished, give ``run``.
+
+    Methods that need complete ballots are compared with ``run`` on the
+    complete voters (what the rank flow gives them on whole tables).
+    """
+    info = REGISTRY[name]
+    table = data.draw(ballots(min_systems=2, missing=True, weighted=info.handles_weights, groups=True))
+    assignment = data.draw(st.lists(st.integers(0, 2), min_size=2, max_size=2))
+    parts = partitions_of(table, assignment)
+    parts = data.draw(st.permutations(parts))
+    partial = combine([info.partition.partial(p) for p in parts])
+    for two_step in (False, True) if info.partition.two_step else (False,):
+        got = outcome(lambda: finish_partitioned(name, partial, two_step=two_step))
+        try:
+            whole = table if info.handles_missing else complete_ballots(table, "instance")[0]
+        except NotApplicable:  # no voter scores every system
+            assert got is InvalidBallotsError
+            continue
+        expected = outcome(lambda: run(name, whole, two_step=two_step))
+        if isinstance(expected, type):
+            assert got is expected
+            continue
+        assert not isinstance(got, type), got
+        assert got.n_voters == expected.n_voters
+        assert_same_ranking(by_system(got.ranking), by_system(expected.ranking))

@@ -1,6 +1,6 @@
 """Two-step aggregation (rank inside each group, then across the groups) against direct loops.
 
-The reference follows the definition in ``aggregators.registry``: each group's
+The reference follows the definition in ``aggregators.two_step``: each group's
 ballots are scored on their own (systems without a score in the group left
 out), each group becomes one second-step voter weighing the mean weight of its
 voters, and a system the group did not score is missing from that ballot (a

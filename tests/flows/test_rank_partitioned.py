@@ -15,10 +15,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from aggregators import AggregationError, run
+from aggregators import REGISTRY, AggregationError, run
 from aggregators.compare import kendall_tau
 from flows.ingest import ingest_flow
-from flows.rank import rank_flow
+from flows.rank import partition_methods, rank_flow
 from flows.synth import write_synthetic
 from tests.transforms.conftest import BUNDLED
 from transforms.ballots import ballots as make_ballots
@@ -44,7 +44,7 @@ RUNS = [
 def whole_table(home, benchmark: str, method_run: MethodRun) -> pl.DataFrame:
     scores, metrics = benchmark_scores(Warehouse(home), benchmark, "instance")
     ballots = make_ballots(scores, metrics, level="instance").collect()
-    if method_run.method in ("borda", "mean"):
+    if not REGISTRY[method_run.method].handles_missing:
         ballots, _ = complete_ballots(ballots, "instance")
     return run(method_run.method, ballots, two_step=method_run.two_step, params=method_run.params).ranking
 
@@ -54,6 +54,16 @@ def assert_same(ours: pl.DataFrame, reference: pl.DataFrame) -> None:
     assert ours.get_column("system").to_list() == reference.get_column("system").to_list()
     assert ours.get_column("rank").to_list() == reference.get_column("rank").to_list()
     np.testing.assert_allclose(ours.get_column("score").to_numpy(), reference.get_column("score").to_numpy(), rtol=1e-12)
+
+
+def test_only_runs_whose_method_declares_a_partition_form_run_partition_wise():
+    assert partition_methods(RUNS) == ("borda", "borda_partial", "bradley_terry", "mean")
+    assert partition_methods([MethodRun("bradley_terry", {"prior": 1.0, "max_iter": 50})]) == ("bradley_terry",)
+    assert partition_methods(RUNS + [MethodRun("borda", {"ties": "max"})]) is None  # ties="average" only
+    assert partition_methods([MethodRun("bradley_terry", two_step=True)]) is None
+    assert partition_methods([MethodRun("borda_partial", {"no_such_parameter": 1})]) is None
+    assert partition_methods([MethodRun("kemeny")]) is None
+    assert partition_methods([MethodRun("no_such_method")]) is None
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from aggregators.pairwise_confidence import CONFIDENCE_SCHEMA
+from aggregators.schemas import CONFIDENCE_SCHEMA
 from flows.report import leaderboard_order, method_label
 from flows.report_html import Agreement, MethodColumn, Pairwise, Section, render_report
 from tests.flows.html_page import find, inside, matrix, read_page

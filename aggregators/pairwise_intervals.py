@@ -29,17 +29,8 @@ import polars as pl
 from aggregators.borda_partial import pairwise_probabilities
 from aggregators.errors import InvalidParameterError
 from aggregators.profile import build_profile
+from aggregators.schemas import CONFIDENCE_SCHEMA
 
-CONFIDENCE_SCHEMA = {
-    "system_a": pl.String,
-    "system_b": pl.String,
-    "probability": pl.Float64,
-    "n": pl.Int64,
-    "half_width": pl.Float64,
-    "lower": pl.Float64,
-    "upper": pl.Float64,
-    "excludes_half": pl.Boolean,
-}
 
 
 def pairwise_confidence(ballots: pl.DataFrame, delta: float = 0.05) -> pl.DataFrame:

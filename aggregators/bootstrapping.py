@@ -39,7 +39,10 @@ from aggregators.errors import InvalidParameterError
 from aggregators.pairwise import PairCounts, outcome_matrices, pair_counts
 from aggregators.profile import Profile, build_profile
 from aggregators.ranking import ranking_table, tie_classes
-from aggregators.registry import REGISTRY, MethodInfo, Scored, check_parameters, method_info, score_profile, score_two_step
+from aggregators.parameters import check_parameters
+from aggregators.registry import REGISTRY, MethodInfo, Scored, method_info
+from aggregators.scoring import score_profile
+from aggregators.two_step import score_two_step
 
 RESAMPLING = ("voters", "pairs")
 # Voters per block of the counts product: bounds memory at about 32 MB per block.
