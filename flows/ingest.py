@@ -14,13 +14,12 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prefect import flow, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow
 
 from transforms.parsers import Format, ParseError, choose_format
 from transforms.parsers.base import NotScoresError
 from transforms.validate import Validated, validate_rows
-from flows.common import only_io_errors, refresh_catalog
+from flows.common import checked_metric_rules, io_task, refresh_catalog
 from flows.runners import map_tasks
 from warehouse.storage import LoadRecord, Warehouse
 
@@ -110,7 +109,7 @@ def parse_and_validate(
     return record, validated, parsed.problems
 
 
-@task(retries=2, retry_delay_seconds=1, retry_condition_fn=only_io_errors, cache_policy=NO_CACHE)
+@io_task
 def ingest_file(
     warehouse: Warehouse, path: Path, format: str | None, benchmark: str | None, trust_pickle: bool
 ) -> FileOutcome:
@@ -156,8 +155,13 @@ def ingest_files(
     """Ingest ``files`` in order, with an optional progress bar on stderr.
 
     With ``parallel`` every file is a task submitted to the flow's task runner.
+    The metric rules are checked first: a bad rules file raises
+    :class:`transforms.catalog.MetricRulesError` before any file is archived or
+    loaded, rather than at the catalog rebuild after the loads committed.
     """
     from rich.progress import Progress
+
+    checked_metric_rules(warehouse)
 
     if parallel:
         return map_tasks(ingest_file, [(warehouse, p, format, benchmark, trust_pickle) for p in files], True)

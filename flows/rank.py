@@ -35,7 +35,7 @@ from aggregators.partial import (
     finish_two_level,
     partial_of,
 )
-from flows.common import refresh_catalog
+from flows.common import io_task, refresh_catalog
 from flows.runners import map_tasks
 from transforms.ballots import ballots as make_ballots
 from transforms.dense import dense_partition
@@ -72,7 +72,7 @@ class BenchmarkOutcome:
     methods: list[MethodOutcome] = field(default_factory=list)
 
 
-@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+@io_task
 def read_benchmark(warehouse: Warehouse, benchmark: str, level: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     return benchmark_scores(warehouse, benchmark, level)
 
@@ -136,7 +136,7 @@ def partition_partial(
     return partial_of(dense.systems, dense.scores, dense.weights, dense.groups, dense.group_names, parts=parts)
 
 
-@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+@io_task
 def store_snapshot(warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame) -> tuple[str, bool]:
     with warehouse.write_lock():
         return write_snapshot(warehouse, request, ranking)

@@ -13,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prefect import flow, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow
 
-from flows.common import refresh_catalog
+from flows.common import io_task, refresh_catalog
 from flows.ingest import FileOutcome, ingest_files
 from flows.rank import BenchmarkOutcome, rank_flow
 from warehouse.inbox import inbox_lock, move_out, new_files
@@ -36,7 +35,7 @@ class RefreshReport:
         return not self.files
 
 
-@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+@io_task
 def move_file(path: Path, inbox: Path, status: str) -> str:
     return str(move_out(path, inbox, status))
 
