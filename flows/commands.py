@@ -32,6 +32,18 @@ def print_summary(home: str | None) -> None:
     print_frame(warehouse_summary(Warehouse(home)))
 
 
+def check_metric_rules(home: str | None) -> None:
+    """Check the metric rules before a flow starts, so a bad rules file is one line on stderr, not a flow failure.
+
+    The ingest itself checks them too (:func:`flows.ingest.ingest_files`), for
+    callers of the flows; this call only spares the user Prefect's traceback.
+    """
+    from flows.common import checked_metric_rules
+    from warehouse.storage import Warehouse
+
+    checked_metric_rules(Warehouse(home))
+
+
 def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
     """``flow`` with the task runner of ``--runner``/``--workers``/``--address``, and whether it is parallel."""
     from flows.runners import RunnerError, runner_options
@@ -45,6 +57,7 @@ def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     quiet_prefect()
+    check_metric_rules(args.home)
     from flows.ingest import ingest_flow
 
     flow, parallel = _with_runner(ingest_flow, args)
@@ -115,6 +128,7 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
 
 def cmd_refresh(args: argparse.Namespace) -> int:
     quiet_prefect()
+    check_metric_rules(args.home)
     from flows.refresh import refresh_flow
 
     report = refresh_flow(inbox=str(args.inbox), home=args.home)
@@ -219,6 +233,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: ingest the bundled real dumps, rank every benchmark, print the leaderboards, write the report."""
     quiet_prefect()
+    check_metric_rules(args.home)
     from flows.run import run_flow
 
     report = run_flow(home=args.home, progress=sys.stderr.isatty())
