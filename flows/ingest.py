@@ -176,6 +176,12 @@ def ingest_files(
     return outcomes
 
 
+def refresh_catalog_after(warehouse: Warehouse, outcomes: list[FileOutcome]) -> None:
+    """Rebuild the catalog when a file was loaded, or when there is none yet (so queries work after any ingest)."""
+    if any(f.status == "loaded" for f in outcomes) or not warehouse.catalog_path.exists():
+        refresh_catalog(warehouse)
+
+
 @flow(name="ingest", log_prints=False)
 def ingest_flow(
     paths: list[str],
@@ -195,6 +201,5 @@ def ingest_flow(
     files, documents = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
     report.files = ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel)
-    if any(f.status == "loaded" for f in report.files) or not warehouse.catalog_path.exists():
-        refresh_catalog(warehouse)
+    refresh_catalog_after(warehouse, report.files)
     return report

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from prefect import flow
 
-from flows.common import io_task, refresh_catalog
-from flows.ingest import FileOutcome, ingest_files
+from flows.common import io_task
+from flows.ingest import FileOutcome, ingest_files, refresh_catalog_after
 from flows.rank import BenchmarkOutcome, rank_flow
 from warehouse.inbox import inbox_lock, move_out, new_files
 from warehouse.storage import Warehouse
@@ -55,8 +55,7 @@ def _refresh(inbox_path: Path, home: str | None) -> RefreshReport:
         return report
     warehouse = Warehouse(home)
     report.files = ingest_files(warehouse, files, None, None, False, progress=False)
-    if any(f.status == "loaded" for f in report.files) or not warehouse.catalog_path.exists():
-        refresh_catalog(warehouse)
+    refresh_catalog_after(warehouse, report.files)
     report.moved = [move_file(Path(f.path), inbox_path, f.status) for f in report.files]
     changed = sorted({b for f in report.files if f.status == "loaded" for b in f.benchmarks})
     if changed:
