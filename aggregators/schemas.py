@@ -66,7 +66,7 @@ MOVES_SCHEMA: dict[str, pl.DataType] = {
     "explanation": pl.String(),
 }
 
-# Pairwise win probabilities with Hoeffding intervals (aggregators.pairwise_confidence).
+# Pairwise win probabilities with Hoeffding intervals (aggregators.pairwise_intervals).
 CONFIDENCE_SCHEMA: dict[str, pl.DataType] = {
     "system_a": pl.String(),
     "system_b": pl.String(),

@@ -29,7 +29,7 @@ from aggregators.robustness_missing import DEFAULT_RATES, missing_scores
 from aggregators.robustness_scaling import DEFAULT_FACTORS, rescaling
 from aggregators.robustness_synthetic import synthetic_truth
 from aggregators.robustness_tasks import task_subsets
-from flows.common import refresh_catalog
+from flows.common import io_task, refresh_catalog
 from flows.rank import read_benchmark
 from transforms.ballots import ballots as make_ballots
 from transforms.rank_plan import complete_ballots
@@ -96,7 +96,7 @@ def run_experiment(
     return {"results": results, "summary": summarise(results)}
 
 
-@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+@io_task
 def store_analysis(warehouse: Warehouse, request: AnalysisRequest, tables: dict[str, pl.DataFrame]) -> tuple[str, bool]:
     with warehouse.write_lock():
         return write_analysis(warehouse, request, tables)

@@ -15,13 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prefect import flow, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow
 
 from transforms.parsers import FORMATS, Format, ParseError, choose_format
 from transforms.parsers.base import NotScoresError
 from transforms.validate import Validated, validate_rows
-from flows.common import only_io_errors, refresh_catalog
+from flows.common import checked_metric_rules, io_task, refresh_catalog
 from flows.lineage import (
     ReparseError, benchmark_option, folder_of, ingested_version, lineage_notices, load_id_of, stale_loads,
 )
@@ -118,7 +117,7 @@ def parse_and_validate(
     return record, validated, parsed.problems
 
 
-@task(retries=2, retry_delay_seconds=1, retry_condition_fn=only_io_errors, cache_policy=NO_CACHE)
+@io_task
 def ingest_file(
     warehouse: Warehouse, path: Path, format: str | None, benchmark: str | None, trust_pickle: bool,
     reparse: bool = False, origin: str | None = None,
@@ -175,8 +174,13 @@ def ingest_files(
     """Ingest ``files`` in order, with an optional progress bar on stderr.
 
     With ``parallel`` every file is a task submitted to the flow's task runner.
+    The metric rules are checked first: a bad rules file raises
+    :class:`transforms.catalog.MetricRulesError` before any file is archived or
+    loaded, rather than at the catalog rebuild after the loads committed.
     """
     from rich.progress import Progress
+
+    checked_metric_rules(warehouse)
 
     if parallel:
         return map_tasks(ingest_file, [(warehouse, p, format, benchmark, trust_pickle) for p in files], True)
@@ -215,6 +219,12 @@ def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]
     return outcomes
 
 
+def refresh_catalog_after(warehouse: Warehouse, outcomes: list[FileOutcome]) -> None:
+    """Rebuild the catalog when a file was loaded, or when there is none yet (so queries work after any ingest)."""
+    if any(f.status == "loaded" for f in outcomes) or not warehouse.catalog_path.exists():
+        refresh_catalog(warehouse)
+
+
 @flow(name="ingest", log_prints=False)
 def ingest_flow(
     paths: list[str],
@@ -241,6 +251,5 @@ def ingest_flow(
         report.files += reparse_stale(warehouse, trust_pickle)
     else:
         report.stale_loads = stale_loads(warehouse).height
-    if any(f.status == "loaded" for f in report.files) or not warehouse.catalog_path.exists():
-        refresh_catalog(warehouse)
+    refresh_catalog_after(warehouse, report.files)
     return report

@@ -35,7 +35,7 @@ from aggregators import (
     partition_partials,
     run,
 )
-from flows.common import refresh_catalog
+from flows.common import io_task, refresh_catalog
 from flows.runners import map_tasks
 from transforms.ballots import ballots as make_ballots
 from transforms.dense import dense_partition
@@ -72,7 +72,7 @@ class BenchmarkOutcome:
     methods: list[MethodOutcome] = field(default_factory=list)
 
 
-@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+@io_task
 def read_benchmark(warehouse: Warehouse, benchmark: str, level: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     return benchmark_scores(warehouse, benchmark, level)
 
@@ -132,7 +132,7 @@ def combined_partials(
     return {m: combine([p[m] for p in per_partition]) for m in methods}
 
 
-@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+@io_task
 def store_snapshot(warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame) -> tuple[str, bool]:
     with warehouse.write_lock():
         return write_snapshot(warehouse, request, ranking)

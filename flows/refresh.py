@@ -15,11 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prefect import flow, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow
 
-from flows.common import refresh_catalog
-from flows.ingest import FileOutcome, ingest_files, reparse_stale
+from flows.common import io_task
+from flows.ingest import FileOutcome, ingest_files, refresh_catalog_after, reparse_stale
 from flows.lineage import lineage_notices, stale_loads
 from flows.rank import BenchmarkOutcome, rank_flow
 from warehouse.inbox import inbox_lock, move_out, new_files
@@ -46,7 +45,7 @@ class RefreshReport:
         return lineage_notices(sum(f.status == "loaded" for f in self.reparsed), self.stale_loads)
 
 
-@task(retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+@io_task
 def move_file(path: Path, inbox: Path, status: str) -> str:
     return str(move_out(path, inbox, status))
 
@@ -74,8 +73,7 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool) -> RefreshReport
     else:
         report.stale_loads = stale_loads(warehouse).height
     outcomes = report.files + report.reparsed
-    if any(f.status == "loaded" for f in outcomes) or not warehouse.catalog_path.exists():
-        refresh_catalog(warehouse)
+    refresh_catalog_after(warehouse, outcomes)
     report.moved = [move_file(Path(f.path), inbox_path, f.status) for f in report.files]
     changed = sorted({b for f in outcomes if f.status == "loaded" for b in f.benchmarks})
     if changed:

@@ -1,4 +1,4 @@
-"""Exports of ranking snapshots: CSV, Parquet and JSON (the HTML report is rendered in flows.report).
+"""Exports of ranking snapshots: CSV, Parquet and JSON (the HTML report is rendered in reports.report).
 
 Every format holds the same long table, one row per (snapshot, system):
 snapshot metadata (id, benchmark, level, method, parameters, created_at, code

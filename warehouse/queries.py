@@ -49,3 +49,51 @@ def latest_analysis_summary(warehouse: Warehouse, benchmark: str, level: str, ex
                    SELECT analysis_id FROM latest_analyses WHERE benchmark = ? AND level = ? AND experiment = ?)""",
             [benchmark, level, experiment],
         )
+
+
+def warehouse_summary(warehouse: Warehouse) -> pl.DataFrame:
+    """What is in the warehouse: per (benchmark, level) the distinct systems, tasks, metrics, instances, scores, missing."""
+    with connect(warehouse) as con:
+        return query_frame(
+            con,
+            """SELECT benchmark, level,
+                      count(DISTINCT system) AS systems,
+                      count(DISTINCT task) AS tasks,
+                      count(DISTINCT metric) AS metrics,
+                      count(DISTINCT instance) AS instances,
+                      count(*) AS scores,
+                      count(*) FILTER (WHERE score IS NULL) AS missing
+               FROM scores GROUP BY ALL ORDER BY ALL""",
+        )
+
+
+def snapshot_listing(warehouse: Warehouse, benchmark: str | None = None) -> pl.DataFrame:
+    """Every ranking snapshot (optionally of one benchmark) with its lineage, oldest first per method."""
+    where = "WHERE benchmark = ?" if benchmark else ""
+    with connect(warehouse) as con:
+        return query_frame(
+            con,
+            f"""SELECT snapshot_id, created_at, benchmark, level, method, parameters, n_systems, n_voters,
+                       previous_snapshot_id
+                FROM snapshots {where} ORDER BY benchmark, level, method, created_at""",
+            [benchmark] if benchmark else None,
+        )
+
+
+def latest_diff_pairs(
+    warehouse: Warehouse, benchmark: str | None = None, method: str | None = None
+) -> list[tuple[str, str]]:
+    """(previous, latest) snapshot ids: each latest snapshot paired with the one it superseded.
+
+    The latest snapshots are :func:`latest_snapshot_ids`'s, in its order; those
+    without a previous snapshot of the same key (a first ranking) have no pair.
+    """
+    latest = latest_snapshot_ids(warehouse, benchmark)
+    with connect(warehouse) as con:
+        lineage = query_frame(con, "SELECT snapshot_id, method, previous_snapshot_id FROM snapshots")
+    previous = {
+        snapshot: before
+        for snapshot, snapshot_method, before in lineage.iter_rows()
+        if before is not None and (method is None or snapshot_method == method)
+    }
+    return [(previous[s], s) for s in latest if s in previous]

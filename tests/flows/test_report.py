@@ -17,7 +17,7 @@ from scipy.stats import kendalltau
 
 from flows.cli import main
 from flows.ingest import ingest_flow
-from flows.report import method_label, write_report
+from reports.report import method_label, write_report
 from tests.flows.conftest import VALUE
 from tests.flows.html_page import find, inside, leaderboard, matrix, read_page
 from warehouse.exports import ExportError

@@ -4,7 +4,7 @@ Gathers through :mod:`warehouse` (the snapshots, the current scores of their
 benchmarks), computes through :mod:`transforms` and :mod:`aggregators` (the
 ballots, the pairwise win probabilities with Hoeffding intervals, Kendall tau
 and top-k agreement) and hands plain data to the pure renderer
-:mod:`flows.report_html`; :mod:`warehouse.exports` writes the page atomically.
+:mod:`reports.report_html`; :mod:`warehouse.exports` writes the page atomically.
 
 One section per (benchmark, level), in name order.  Within a section the
 methods come in the rank plan's order (``mean`` first, so the leaderboard is
@@ -22,13 +22,13 @@ from typing import Any
 import polars as pl
 
 from aggregators import AggregationError, kendall_tau, pairwise_confidence, top_k_agreement
-from flows.leaderboard import REFERENCE_METHOD
-from flows.report_html import Agreement, MethodColumn, Pairwise, Section, render_report
+from reports.leaderboard import REFERENCE_METHOD
+from reports.report_html import Agreement, MethodColumn, Pairwise, Section, render_report
 from transforms.ballots import ballots as make_ballots
 from transforms.rank_plan import INSTANCE_DEFAULTS, TASK_DEFAULTS, MethodRun
 from warehouse.atomic import write_text
 from warehouse.exports import ExportError
-from flows.analysis_plots import band_plot, method_colours
+from reports.analysis_plots import band_plot, method_colours
 from warehouse.queries import benchmark_scores, latest_analysis_summary
 from warehouse.snapshots import input_fingerprint, read_snapshot
 from warehouse.storage import Warehouse

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import polars as pl
 
 from aggregators.schemas import CONFIDENCE_SCHEMA
-from flows.report import leaderboard_order, method_label
-from flows.report_html import Agreement, MethodColumn, Pairwise, Section, render_report
+from reports.report import leaderboard_order, method_label
+from reports.report_html import Agreement, MethodColumn, Pairwise, Section, render_report
 from tests.flows.html_page import find, inside, matrix, read_page
 
 # Names as scraped leaderboards deliver them: markup, entities, quotes, comment delimiters.

@@ -26,7 +26,7 @@ from typing import Any
 
 import polars as pl
 
-from flows.leaderboard import rank_change_arrow
+from reports.leaderboard import rank_change_arrow
 
 TITLE = "scorehouse ranking report"
 # Everything inline; nothing may be fetched (a violation is logged as a console error).
@@ -71,7 +71,7 @@ class MethodColumn:
 
 @dataclass(frozen=True)
 class Pairwise:
-    """Pairwise win probabilities among the shown systems (rows of ``aggregators.pairwise_confidence``)."""
+    """Pairwise win probabilities among the shown systems (rows of ``aggregators.pairwise_confidence()``)."""
 
     systems: tuple[str, ...]
     table: pl.DataFrame
@@ -101,7 +101,7 @@ class Section:
     pairwise: Pairwise | None
     agreement: Agreement | None
     notes: tuple[str, ...] = ()
-    robustness: tuple[str, ...] = ()  # SVG plots from flows.analysis_plots (already escaped)
+    robustness: tuple[str, ...] = ()  # SVG plots from reports.analysis_plots (already escaped)
 
 
 def render_report(sections: Sequence[Section], *, title: str = TITLE) -> str:

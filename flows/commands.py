@@ -1,0 +1,252 @@
+"""The commands of ``scorehouse``: each turns parsed arguments into one flow or warehouse call and prints the outcome.
+
+Prefect, DuckDB, Polars and the flows are imported inside the commands that
+need them: importing Prefect alone costs about two seconds, which
+``scorehouse --help`` (it imports this module) should not pay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from flows.console import print_analyses, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
+
+
+def quiet_prefect() -> None:
+    """Prefect without a server, analytics or chatter, unless the user configured otherwise."""
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    # The temporary in-process server logs its own shutdown races (events it could
+    # not flush as the process exits) as errors: they concern Prefect's run
+    # history, never our data, so they are not shown unless asked for.
+    os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
+
+
+def print_summary(home: str | None) -> None:
+    from warehouse.queries import warehouse_summary
+    from warehouse.storage import Warehouse
+
+    print_frame(warehouse_summary(Warehouse(home)))
+
+
+def check_metric_rules(home: str | None) -> None:
+    """Check the metric rules before a flow starts, so a bad rules file is one line on stderr, not a flow failure.
+
+    The ingest itself checks them too (:func:`flows.ingest.ingest_files`), for
+    callers of the flows; this call only spares the user Prefect's traceback.
+    """
+    from flows.common import checked_metric_rules
+    from warehouse.storage import Warehouse
+
+    checked_metric_rules(Warehouse(home))
+
+
+def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
+    """``flow`` with the task runner of ``--runner``/``--workers``/``--address``, and whether it is parallel."""
+    from flows.runners import RunnerError, runner_options
+
+    try:
+        options = runner_options(args.runner, args.workers, args.address)
+    except RunnerError as error:
+        raise SystemExit(f"scorehouse {args.command}: {error}") from None
+    return (flow.with_options(**options) if options else flow), bool(options)
+
+
+REPARSE_HELP = "re-derive, from the raw archive, the loads an older parser version of their format made"
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    quiet_prefect()
+    check_metric_rules(args.home)
+    from flows.ingest import ingest_flow
+
+    if not args.paths and not args.reparse:
+        raise SystemExit("scorehouse ingest: give the files or folders to ingest, or --reparse")
+    flow, parallel = _with_runner(ingest_flow, args)
+    report = flow(
+        [str(p) for p in args.paths], home=args.home, format=args.format, benchmark=args.benchmark,
+        trust_pickle=args.trust_pickle, progress=sys.stderr.isatty() and not parallel, parallel=parallel,
+        reparse=args.reparse,
+    )
+    print_ingest_report(report)
+    print_summary(args.home)
+    return 0 if report.ok else 1
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    from warehouse.catalog import connect, query_frame
+    from warehouse.storage import Warehouse
+
+    if args.format == "parquet" and args.output is None:
+        print("scorehouse sql: --format parquet needs --output FILE", file=sys.stderr)
+        return 2
+    with connect(Warehouse(args.home)) as con:
+        frame = query_frame(con, args.query)
+    if args.format == "table":
+        print_frame(frame, max_rows=args.max_rows)
+    elif args.format == "csv":
+        text = frame.write_csv(args.output) if args.output else frame.write_csv()
+        if text is not None:
+            sys.stdout.write(text)
+    elif args.format == "json":
+        text = frame.write_json(args.output) if args.output else frame.write_json()
+        if text is not None:
+            sys.stdout.write(text + "\n")
+    else:
+        frame.write_parquet(args.output)
+    return 0
+
+
+def _method_runs(args: argparse.Namespace):  # noqa: ANN202
+    from transforms.rank_plan import MethodRun, parse_parameters
+
+    params = parse_parameters(args.param or [])
+    if not args.method:
+        if params:
+            raise SystemExit("scorehouse rank: --param needs the --method it applies to")
+        return None
+    unknown = sorted(set(params) - set(args.method))
+    if unknown:
+        raise SystemExit(f"scorehouse rank: --param names method(s) {unknown} that are not among --method")
+    return [MethodRun(m, params.get(m, {}), two_step=args.two_step) for m in args.method]
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    quiet_prefect()
+    from flows.rank import rank_flow
+
+    runs = _method_runs(args)
+    flow, parallel = _with_runner(rank_flow, args)
+    outcomes = flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs, parallel=parallel)
+    return 1 if print_rankings(outcomes) else 0
+
+
+def cmd_snapshots(args: argparse.Namespace) -> int:
+    from warehouse.queries import snapshot_listing
+    from warehouse.storage import Warehouse
+
+    print_frame(snapshot_listing(Warehouse(args.home), args.benchmark), max_rows=args.max_rows)
+    return 0
+
+
+def cmd_refresh(args: argparse.Namespace) -> int:
+    quiet_prefect()
+    check_metric_rules(args.home)
+    from flows.refresh import refresh_flow
+
+    report = refresh_flow(inbox=str(args.inbox), home=args.home, reparse=args.reparse)
+    if report.nothing_new:
+        print(f"nothing new in {args.inbox}")
+        return 0
+    print_refresh(report)
+    failures = print_rankings(report.ranked)
+    rejected = any(f.status == "rejected" for f in report.files + report.reparsed)
+    return 1 if rejected or failures else 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    quiet_prefect()
+    from flows.prefect_server import prefect_api
+
+    with prefect_api():
+        from flows.refresh import serve_refresh
+
+        serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from aggregators.ranking_diff import diff_rankings
+    from warehouse.snapshots import read_snapshot
+    from warehouse.storage import Warehouse
+
+    warehouse = Warehouse(args.home)
+    if args.latest:
+        from warehouse.queries import latest_diff_pairs
+
+        pairs = latest_diff_pairs(warehouse, args.benchmark, args.method)
+        if not pairs:
+            print("no snapshot has a previous one to compare with")
+            return 0
+    elif len(args.ids) == 2:
+        pairs = [tuple(args.ids)]
+    else:
+        raise SystemExit("scorehouse diff: give two snapshot ids, or --latest (with --benchmark/--method)")
+    for before_id, after_id in pairs:
+        before_meta, before = read_snapshot(warehouse, before_id)
+        after_meta, after = read_snapshot(warehouse, after_id)
+        print_diff(before_meta, after_meta, diff_rankings(before, after, top_k=args.top_k), args.all, args.max_rows)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from warehouse.storage import Warehouse
+
+    warehouse = Warehouse(args.home)
+    if args.latest:
+        from warehouse.queries import latest_snapshot_ids
+
+        ids = latest_snapshot_ids(warehouse, args.benchmark)
+    else:
+        ids = args.snapshot or []
+    if args.format == "html":
+        from reports.report import write_report
+
+        path = write_report(warehouse, ids, args.output)
+    else:
+        from warehouse.exports import export_table, write_export
+
+        path = write_export(export_table(warehouse, ids), args.format, args.output)
+    print(f"wrote {len(ids)} snapshot(s) to {path}")
+    return 0
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    from flows.synth import write_synthetic
+    from transforms.synth import SynthSpec, instances_for
+
+    instances = args.instances
+    if args.scores is not None:
+        instances = instances_for(args.scores, benchmarks=args.benchmarks, tasks=args.tasks,
+                                  metrics=args.metrics, systems=args.systems)
+    spec = SynthSpec(
+        benchmarks=args.benchmarks, tasks=args.tasks, metrics=args.metrics, instances=instances,
+        systems=args.systems, phi=args.phi, corrupted_fraction=args.corrupted, rescale=args.rescale,
+        missing_fraction=args.missing, seed=args.seed,
+    )
+    summary = write_synthetic(spec, args.output, tuple(args.format or ("csv", "parquet")))
+    print(f"wrote {summary['n_scores']} scores ({spec.benchmarks} benchmark(s) x {spec.tasks} tasks x "
+          f"{spec.metrics} metrics x {spec.instances} instances x up to {spec.systems} systems) to {args.output}")
+    return 0
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    quiet_prefect()
+    from flows.analyze import EXPERIMENTS, analyze_flow
+
+    experiments = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
+    outcomes = analyze_flow(
+        args.benchmark, home=args.home, experiments=experiments, methods=args.methods,
+        repetitions=args.repetitions, seed=args.seed,
+    )
+    print_analyses(args.benchmark, outcomes)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """The main job: ingest the bundled real dumps, rank every benchmark, print the leaderboards, write the report."""
+    quiet_prefect()
+    check_metric_rules(args.home)
+    from flows.run import run_flow
+
+    report = run_flow(home=args.home, progress=sys.stderr.isatty())
+    print_ingest_report(report.ingest)
+    print(f"left out {len(report.pickles_left_out)} bundled pickle(s): "
+          "ingest them with 'scorehouse ingest --trust-pickle PATH'")
+    print_summary(args.home)
+    failures = print_rankings(report.ranked)
+    print(f"\nHTML report of the latest rankings: {report.report}")
+    return 0 if not report.ingest.rejected_files and not failures else 1

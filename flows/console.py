@@ -1,0 +1,108 @@
+"""What the commands print: frames as tables, and the reports of the flows.
+
+Nothing here computes or reads the warehouse: every function prints what it is
+given.  Polars is imported inside the functions, so importing this module (as
+``scorehouse --help`` does) stays cheap.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def print_frame(frame, max_rows: int = 60) -> None:  # noqa: ANN001 - polars is imported lazily
+    import polars as pl
+
+    with pl.Config(tbl_rows=max_rows, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=60,
+                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+        print(frame)
+    if frame.height > max_rows:
+        print(f"({frame.height} rows, {max_rows} shown; use --format csv --output FILE for all)")
+
+
+def print_ingest_report(report) -> None:  # noqa: ANN001 - flows.ingest.IngestReport, imported lazily
+    loaded = [f for f in report.files if f.status == "loaded"]
+    unchanged = [f for f in report.files if f.status == "unchanged"]
+    skipped = [f for f in report.files if f.status == "skipped"]
+    print(f"{len(loaded)} file(s) loaded, {len(unchanged)} unchanged, {len(skipped)} skipped (no scores), "
+          f"{len(report.rejected_files)} rejected, {report.rows_quarantined} row(s) quarantined")
+    if report.skipped_documents:
+        print(f"skipped {len(report.skipped_documents)} documentation file(s) (README, PROVENANCE, ...)")
+    for f in loaded:
+        for problem in f.problems:
+            print(f"  note: {f.path}: {problem}")
+        if f.rows_quarantined:
+            print(f"  quarantined: {f.path}: {f.rows_quarantined} of {f.rows_in} rows "
+                  f"(see: scorehouse sql \"SELECT * FROM quarantine\")")
+    for f in skipped:
+        print(f"  skipped: {f.error}")
+    for f in report.rejected_files:
+        print(f"  rejected: {f.error}", file=sys.stderr)
+    for notice in report.notices:
+        print(notice)
+
+
+def print_rankings(outcomes) -> int:  # noqa: ANN001 - flows.rank.BenchmarkOutcome list
+    """Print each benchmark's leaderboard; return how many methods failed."""
+    from reports.leaderboard import side_by_side
+
+    failures = 0
+    for outcome in outcomes:
+        done = [(m.run, m.ranking) for m in outcome.methods if m.ranking is not None]
+        new = sum(m.new for m in outcome.methods)
+        print(f"\n== {outcome.benchmark} ({outcome.level} level): {len(done)} method(s), {new} new snapshot(s)")
+        print_frame(side_by_side(done), max_rows=30)
+        for m in outcome.methods:
+            for note in m.notes:
+                print(f"  {m.run.label}: {note}")
+            if m.skipped:
+                print(f"  {m.run.label}: skipped: {m.skipped}")
+            if m.error:
+                failures += 1
+                print(f"  {m.run.label}: not ranked: {m.error}", file=sys.stderr)
+    return failures
+
+
+def print_refresh(report) -> None:  # noqa: ANN001 - flows.refresh.RefreshReport
+    for outcome, moved in zip(report.files, report.moved, strict=True):
+        detail = outcome.error or f"{outcome.rows_landed} rows landed, {outcome.rows_quarantined} quarantined"
+        print(f"{outcome.status}: {outcome.path} -> {moved} ({detail})")
+    for outcome in report.reparsed:
+        print(f"re-parsed, {outcome.status}: {outcome.path} ({outcome.error or outcome.load_id})")
+    for notice in report.notices:
+        print(notice)
+
+
+def print_diff(before_meta: dict, after_meta: dict, diff, show_all: bool, max_rows: int) -> None:  # noqa: ANN001
+    """One snapshot diff (:class:`aggregators.ranking_diff` result): the header, the summary, the moved systems."""
+    import polars as pl
+
+    print(f"\n{before_meta['snapshot_id']} -> {after_meta['snapshot_id']}: {after_meta['benchmark']} "
+          f"({after_meta['level']}), {before_meta['method']} {before_meta['parameters']} -> "
+          f"{after_meta['method']} {after_meta['parameters']}")
+    tau = "n/a" if diff.kendall_tau is None else f"{diff.kendall_tau:.4f}"
+    top = "n/a" if diff.top_k_agreement is None else f"{diff.top_k_agreement:.2f}"
+    print(f"Kendall tau {tau}; top-{diff.top_k} agreement {top}")
+    print(f"entered: {', '.join(diff.entered) or 'none'}; left: {', '.join(diff.left) or 'none'}")
+    print_frame(diff.changes if show_all else diff.changes.filter(pl.col("change") != 0), max_rows=max_rows)
+
+
+def print_analyses(benchmark: str, outcomes) -> None:  # noqa: ANN001 - flows.analyze.AnalysisOutcome list
+    import polars as pl
+
+    for outcome in outcomes:
+        state = "new" if outcome.new else "unchanged"
+        print(f"\n== {benchmark}: {outcome.experiment} (analysis {outcome.analysis_id or '-'}, {state})")
+        for note in outcome.notes:
+            print(f"  note: {note}")
+        if "pairs" in outcome.tables:
+            print_frame(outcome.tables["pairs"])
+            print_frame(outcome.tables["moves"].select("method_a", "method_b", "system", "explanation"), max_rows=30)
+        elif "summary" in outcome.tables:
+            summary = outcome.tables["summary"]
+            if outcome.experiment == "scaling":  # the worst task per factor: which methods move at all
+                summary = summary.group_by("method", "setting").agg(pl.col("tau_mean").min().alias("worst_tau"))
+                print_frame(summary.pivot("method", index="setting", values="worst_tau").sort("setting"))
+            else:
+                wide = summary.pivot("method", index=["condition", "setting"], values="tau_mean")
+                print_frame(wide.sort("condition", "setting"))

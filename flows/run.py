@@ -1,0 +1,52 @@
+"""The main job (``make run``, ``scorehouse run``) as one flow: ingest the bundled dumps, rank, export the report.
+
+It composes the ingest and rank flows (as subflows) and the report export (an
+I/O task): the bundled real dumps are ingested, every benchmark is ranked at
+its natural level with the default methods, and the latest rankings are
+written as ``report.html`` in the warehouse home.  The bundled pickles are
+left out: they are fixtures of the ``--trust-pickle`` path, and unpickling
+runs code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prefect import flow
+
+from flows.common import io_task
+from flows.ingest import IngestReport, expand_paths, ingest_flow
+from flows.rank import BenchmarkOutcome, rank_flow
+from reports.report import write_report
+from warehouse.queries import latest_snapshot_ids
+from warehouse.storage import Warehouse
+
+BUNDLED_DATA = Path(__file__).resolve().parent.parent / "data" / "bundled"
+REPORT_NAME = "report.html"
+
+
+@dataclass
+class RunReport:
+    """What the main job did."""
+
+    ingest: IngestReport
+    pickles_left_out: list[str] = field(default_factory=list)
+    ranked: list[BenchmarkOutcome] = field(default_factory=list)
+    report: str | None = None
+
+
+@io_task
+def export_latest_report(warehouse: Warehouse) -> str:
+    """Write the HTML report of the latest snapshot of every method to ``<home>/report.html``."""
+    return str(write_report(warehouse, latest_snapshot_ids(warehouse), warehouse.home / REPORT_NAME))
+
+
+@flow(name="run", log_prints=False, validate_parameters=False)
+def run_flow(home: str | None = None, data: str | None = None, progress: bool = False) -> RunReport:
+    """Ingest ``data`` (default: the bundled dumps, pickles left out), rank every benchmark, export the report."""
+    files, _ = expand_paths([data or BUNDLED_DATA])
+    pickles = [f for f in files if f.suffix == ".pickle"]
+    ingested = ingest_flow([str(f) for f in files if f not in pickles], home=home, trust_pickle=False, progress=progress)
+    ranked = rank_flow(home=home)
+    return RunReport(ingested, [str(p) for p in pickles], ranked, export_latest_report(Warehouse(home)))
