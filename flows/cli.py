@@ -21,9 +21,16 @@ def add_runner_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--address", help="with --runner dask: an existing cluster's scheduler, e.g. tcp://host:8786")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def level_name(value: str) -> str:
+    """``--level``: one of the warehouse's levels (checked on use, so ``--help`` does not import Polars)."""
     from warehouse.schema import LEVELS
 
+    if value not in LEVELS:
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(LEVELS)}, got {value!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scorehouse", description="A warehouse of benchmark scores and the rankings computed from them.")
     parser.add_argument("--home", help="warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -46,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rank = sub.add_parser("rank", help="rank benchmarks and store the results as snapshots")
     rank.add_argument("--benchmark", action="append", help="benchmark to rank (repeatable; default: all)")
-    rank.add_argument("--level", choices=LEVELS, help="default: each benchmark's natural level")
+    rank.add_argument("--level", type=level_name, help="task or instance; default: each benchmark's natural level")
     rank.add_argument("--method", action="append", help="registry method name (repeatable; default: a documented set)")
     rank.add_argument("--param", action="append", metavar="METHOD.KEY=VALUE", help="a method parameter (repeatable)")
     rank.add_argument("--two-step", action="store_true", help="run the --method(s) two-step (within groups, then across)")
