@@ -24,14 +24,14 @@ JSON, repeated keys), lines are null and a problem says so.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import polars as pl
 
 from transforms.parsers import register_format
 from transforms.parsers.base import Format, Parsed, ParseError
-from transforms.parsers.leaderboard_table import decode, missing_to_null, normalized_names
+from transforms.parsers.json_dump import load_json, scalar_text
+from transforms.parsers.leaderboard_table import missing_to_null, normalized_names
 from warehouse.schema import PARSED_ROWS
 
 SUBMISSION_TASK = "submission"
@@ -60,12 +60,6 @@ def flatten(obj: dict, prefix: str, *, path: Path, section: str) -> list[tuple[s
     return out
 
 
-def as_text(value: object) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value)
-
-
 def leaf_lines(text: str, keys: list[str]) -> tuple[list[int] | None, list[str]]:
     """The line of each leaf, when the file has one scalar key per line in
     leaf order; otherwise None and the reason."""
@@ -80,13 +74,7 @@ def leaf_lines(text: str, keys: list[str]) -> tuple[list[int] | None, list[str]]
 
 
 def parse(path: Path, benchmark: str | None) -> Parsed:
-    text = decode(path, path.read_bytes())
-    try:
-        doc = json.loads(text, parse_float=str, parse_int=str, parse_constant=str)
-    except json.JSONDecodeError as err:
-        raise ParseError(path, f"not valid JSON ({err.msg}, column {err.colno})", err.lineno) from None
-    except RecursionError:
-        raise ParseError(path, "objects nested too deeply for a GEM score file") from None
+    text, doc = load_json(path, what="a GEM score file")
     if not isinstance(doc, dict):
         raise ParseError(path, f"the top level is a JSON {type(doc).__name__}; a GEM score file is one object")
     name = doc.get(NAME_KEY)
@@ -104,7 +92,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
         {
             "task": tasks,
             "metric": [dotted for dotted, _, _ in leaves],
-            "value": [as_text(v) for _, _, v in leaves],
+            "value": [scalar_text(v) for _, _, v in leaves],
             "line": lines if lines is not None else [None] * len(leaves),
         },
         schema={"task": pl.String(), "metric": pl.String(), "value": pl.String(), "line": pl.Int64()},
