@@ -61,7 +61,7 @@ from aggregators.registry import Scored, check_range, register
 
 # Blocks up to this size go to the dynamic program: it keeps the alphabetical tie-break and counts the
 # optima, and below this size it is as fast as the integer program (benchmarks/bench_kemeny.py).
-DP_MAX_SYSTEMS = 12
+DP_MAX_SYSTEMS = 16
 # Costs are sums of float weights; two costs this close (relative to the total weight) are equal.
 COST_TOLERANCE = 1e-9
 
