@@ -15,18 +15,22 @@ simplex method", Math. Prog. Comp.) through :func:`scipy.optimize.milp`.
 
 The 3-cycle rows are added lazily by default: solve without them, add the rows
 the solution violates, solve again, until the solution is a ranking; first for
-the linear relaxation (cheap), then for the integer program.  Every
-intermediate optimum is a lower bound (it solves a relaxation), and the final
-one is the optimum.  ``lazy=False`` gives all rows at once; on the bundled
-benchmarks and on Mallows profiles the lazy loop is faster (``benchmarks/bench_kemeny.py``).
+the linear relaxation (cheap, and tight on most Kemeny instances), then for
+the integer program.  Every optimum of a relaxation is a lower bound.  Every
+solution is also turned into a ranking and improved by local search (move one
+system to its cheapest place); as soon as such a ranking costs no more than the
+lower bound it is optimal and the search stops.  ``lazy=False`` gives all rows
+at once (``benchmarks/bench_kemeny.py`` compares the two; see the README).
 
-Under a deadline the answer is the best ranking known (from the solver's last
-solution, or by net pairwise preference when there is none), its cost, the
-best lower bound proven, and ``optimal=False``.  HiGHS checks its time limit
-between steps, so one long step can overrun it.  Uniqueness is decided by a
-second program, the best ranking other than the optimum (a no-good cut: at
-least one pair of neighbours in the optimum reversed), started from the
-3-cycle rows the first one needed: the optimum is unique iff it costs more.
+Under a deadline the answer is the best ranking found, its cost, the best
+lower bound proven, and ``optimal=False``.  HiGHS checks its time limit
+between steps, so one long step can overrun it.  Uniqueness: if two
+neighbours of the optimum are weighed equally by the voters, swapping them
+gives another optimum; otherwise a second program finds the best ranking other
+than the optimum (a no-good cut: at least one pair of neighbours in the
+optimum reversed, since a ranking that keeps all of them is the optimum
+itself), started from the 3-cycle rows the first one needed: the optimum is
+unique iff that ranking costs more.
 """
 
 from __future__ import annotations
