@@ -47,7 +47,7 @@ PUBLIC = {
     "prospective_winners": "condorcet_weights",
     **dict.fromkeys(
         ("AggregationError", "InvalidBallotsError", "InvalidParameterError", "MissingScoresError",
-         "NonPositiveScoresError", "TooManySystemsError", "UnknownMethodError"),
+         "NonPositiveScoresError", "UnknownMethodError"),
         "errors",
     ),
     "paired_tests": "paired_tests",
