@@ -30,7 +30,7 @@ PUBLIC = {
     "prospective_winners": "condorcet_weighting",
     **dict.fromkeys(
         ("AggregationError", "InvalidBallotsError", "InvalidParameterError", "MissingScoresError",
-         "NonPositiveScoresError", "TooManySystemsError", "UnknownMethodError"),
+         "NonPositiveScoresError", "UnknownMethodError"),
         "errors",
     ),
     **dict.fromkeys(("RankingResult", "aggregate", "finish_partitioned", "partition_partials", "run"), "execution"),

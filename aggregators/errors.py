@@ -31,6 +31,3 @@ class MissingScoresError(AggregationError):
 class NonPositiveScoresError(AggregationError):
     """A mean that is only defined for positive scores received a score <= 0."""
 
-
-class TooManySystemsError(AggregationError):
-    """An exact method was asked for more systems than it supports."""

@@ -1,4 +1,4 @@
-"""Exact Kemeny–Young consensus by dynamic programming over subsets.
+"""Exact Kemeny–Young consensus: majority-graph blocks, each by dynamic programming or integer programming.
 
 Kemeny (1959), "Mathematics without numbers", Daedalus; Young and Levenglick
 (1978), "A consistent extension of Condorcet's election principle", SIAM J.
@@ -18,37 +18,56 @@ above ``y`` each voter ``v`` adds, times its weight:
 
 So putting ``x`` above ``y`` costs ``C[x, y] = wins[y, x] + ties[x, y] / 2``
 with the counts of :mod:`aggregators.majority`, and a ranking costs the sum of
-``C`` over its ordered pairs.  The minimum is found exactly by the
-Held–Karp-style recursion ``f(S) = min_{x in S} [sum_{y in S - x} C[x, y] +
-f(S - x)]`` over the subsets ``S`` of systems (``f(S)``: best cost of ordering
-``S`` among themselves, ``x`` on top), vectorised with NumPy over all subsets
-of one size at a time: O(2^n n^2) work and O(2^n) memory, so at most
-``MAX_SYSTEMS`` systems; beyond that use ``borda``.
+``C`` over its ordered pairs.
 
-Several rankings can be optimal.  The one returned is the first of them in
-the alphabetical order of the systems: its top system is the alphabetically
-first system that heads some optimal ranking, and so on down.  A note then
-says how many optimal rankings there are.  The score is ``n - position``
-(``n`` for the top system), so the ranking has no ties.
+The systems are first split into the blocks of
+:mod:`aggregators.majority_components` (every system of a block strictly beats
+every system of the blocks below it), whose order every optimal ranking
+keeps; the optimal rankings are exactly the concatenations of optimal
+rankings of the blocks, so the optimum is unique iff every block's is.  A
+block of at most ``DP_MAX_SYSTEMS`` systems is solved by the Held–Karp-style
+recursion ``f(S) = min_{x in S} [sum_{y in S - x} C[x, y] + f(S - x)]`` over
+its subsets ``S`` (``f(S)``: best cost of ordering ``S`` among themselves,
+``x`` on top), vectorised with NumPy over all subsets of one size at a time
+(O(2^n n^2) work), which also counts the optimal rankings.  A larger block is
+solved by integer programming (:mod:`aggregators.kemeny_ilp`), which proves
+the optimum and decides whether it is unique.  ``time_limit`` seconds bound
+the integer programs of all blocks together; when it runs out the ranking is
+the best one found and the notes give its lower bound and gap.
+
+Several rankings can be optimal.  Within a block solved by the dynamic
+program the ranking returned is the first optimal one in the alphabetical
+order of the systems (its top system is the alphabetically first system that
+heads some optimal ranking, and so on down); when every block is, that is the
+alphabetically first optimal ranking overall, and a note says how many there
+are.  Within a block solved by integer programming it is the solver's
+optimum, which is the same for the same ballots but not necessarily the
+alphabetically first; a note then says that several rankings are optimal.
+The score is ``n - position`` (``n`` for the top system), so the ranking has
+no ties.
 """
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
-from aggregators.errors import TooManySystemsError
-from aggregators.majority import majority
+from aggregators.kemeny_ilp import OrderSolution, order_cost, solve_order
+from aggregators.majority import Majority, majority
+from aggregators.majority_components import majority_blocks
 from aggregators.profile import Profile
-from aggregators.registry import Scored, register
+from aggregators.registry import Scored, check_range, register
 
-MAX_SYSTEMS = 20
+# Blocks up to this size go to the dynamic program: it keeps the alphabetical tie-break and counts the
+# optima, and below this size it is as fast as the integer program (benchmarks/bench_kemeny.py).
+DP_MAX_SYSTEMS = 16
 # Costs are sums of float weights; two costs this close (relative to the total weight) are equal.
 COST_TOLERANCE = 1e-9
 
 
-def pair_costs(profile: Profile) -> np.ndarray:
+def pair_costs(counts: Majority) -> np.ndarray:
     """``C[x, y]``: weighted disagreement of putting ``x`` directly or indirectly above ``y``."""
-    counts = majority(profile)
     return counts.wins.T + counts.ties / 2.0
 
 
@@ -101,33 +120,76 @@ def kemeny_order(costs: np.ndarray, tolerance: float) -> tuple[list[int], float,
     return order, float(best[full]), float(count[full])
 
 
+def solve_block(costs: np.ndarray, *, deadline: float, tolerance: float, mean_weight: float) -> OrderSolution:
+    """Optimal ranking of one block: the dynamic program when small, else the integer program."""
+    if costs.shape[0] > DP_MAX_SYSTEMS:
+        return solve_order(costs, deadline=deadline, tolerance=tolerance, mean_weight=mean_weight)
+    order, cost, optima = kemeny_order(costs, tolerance)
+    return OrderSolution(np.asarray(order, dtype=np.int64), cost, cost, True, optima == 1, optima)
+
+
+def _uniqueness_note(blocks: list[OrderSolution]) -> str:
+    if all(b.optima is not None for b in blocks):
+        optima = float(np.prod([b.optima for b in blocks]))
+        if optima == 1:
+            return "the optimal ranking is unique"
+        return f"{optima:.0f} rankings reach the minimum; this one is the first in alphabetical order of the systems"
+    if any(b.unique is False for b in blocks):
+        at_least = float(np.prod([b.optima or (1 if b.unique else 2) for b in blocks]))
+        return (
+            f"at least {at_least:.0f} rankings reach the minimum; this one is the first in alphabetical order "
+            f"within the blocks of at most {DP_MAX_SYSTEMS} systems, the integer program's within larger ones"
+        )
+    if any(b.unique is None for b in blocks):
+        return "whether the optimal ranking is unique was not decided within the time limit"
+    return "the optimal ranking is unique"
+
+
 @register(
     "kemeny",
     view="pairwise",
     handles_missing=True,
     citation=(
         "Kemeny (1959), Mathematics without numbers, Daedalus; Young and Levenglick (1978), A consistent "
-        "extension of Condorcet's election principle, SIAM J. Appl. Math.; Colombo et al. (2022), What are "
+        "extension of Condorcet's election principle, SIAM J. Appl. Math.; Conitzer, Davenport and Kalagnanam "
+        "(2006), Improved bounds for computing Kemeny rankings, AAAI; Colombo et al. (2022), What are "
         "the best systems? New perspectives on NLP benchmarking, NeurIPS"
     ),
     properties=("anonymous", "unanimity", "condorcet_consistent", "condorcet_loser"),
 )
-def kemeny(profile: Profile) -> Scored:
+def kemeny(profile: Profile, *, time_limit: float = 60.0) -> Scored:
     """Exact Kemeny consensus (minimum weighted Kendall disagreement); score = n - position."""
+    check_range("kemeny", "time_limit", time_limit, low=0.0)
+    deadline = time.monotonic() + time_limit
     n = len(profile.systems)
-    if n > MAX_SYSTEMS:
-        raise TooManySystemsError(
-            f"method 'kemeny' solves the exact consensus for at most {MAX_SYSTEMS} systems (its cost "
-            f"doubles with every system) but the ballots have {n}; use 'borda', its approximation, "
-            f"or rank a subset of the systems"
-        )
-    costs = pair_costs(profile)
-    order, cost, optima = kemeny_order(costs, COST_TOLERANCE * max(float(profile.weights.sum()), 1.0))
+    counts = majority(profile)
+    costs = pair_costs(counts)
+    total_weight = float(profile.weights.sum())
+    tolerance = COST_TOLERANCE * max(total_weight, 1.0)
+    mean_weight = total_weight / max(len(profile.voters), 1)
+    blocks = majority_blocks(counts.beats)
+    solved = [
+        solve_block(costs[np.ix_(b, b)], deadline=deadline, tolerance=tolerance, mean_weight=mean_weight)
+        for b in blocks
+    ]
+    order = np.concatenate([b[s.order] for b, s in zip(blocks, solved, strict=True)]) if n else np.zeros(0, int)
+    cost = order_cost(costs, order)
     scores = np.empty(n)
     scores[order] = n - np.arange(n)
-    notes = [f"minimum total weighted Kendall disagreement {cost:.6g}"]
-    if optima > 1:
-        notes.append(
-            f"{optima:.0f} rankings reach the minimum; this one is the first in alphabetical order of the systems"
-        )
+    largest = max((len(b) for b in blocks), default=0)
+    by_program = sum(len(b) > DP_MAX_SYSTEMS for b in blocks)
+    split = (
+        f"{len(blocks)} block(s) of the majority graph, the largest of {largest} systems; "
+        f"{by_program} solved by integer programming"
+    )
+    if all(s.optimal for s in solved):
+        notes = [f"minimum total weighted Kendall disagreement {cost:.6g}", _uniqueness_note(solved), split]
+    else:
+        lower = cost - sum(s.cost - s.lower_bound for s in solved)
+        gap = (cost - lower) / cost if cost > 0 else 0.0
+        notes = [
+            f"total weighted Kendall disagreement {cost:.6g}, not proven minimal: the time limit of {time_limit:g} s "
+            f"ran out; lower bound {lower:.6g}, gap {gap:.2%}",
+            split,
+        ]
     return Scored(scores, tuple(notes))

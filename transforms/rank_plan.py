@@ -2,9 +2,8 @@
 
 Defaults (what ``scorehouse rank`` runs when no ``--method`` is given):
 
-- task level: ``mean``, ``borda``, ``kemeny`` (when the benchmark has at most
-  :data:`KEMENY_DEFAULT_MAX` systems), ``copeland``, ``minimax``, and
-  ``borda_partial`` when scores are missing;
+- task level: ``mean``, ``borda``, ``kemeny`` (exact, within its time limit),
+  ``copeland``, ``minimax``, and ``borda_partial`` when scores are missing;
 - instance level: ``mean`` two-step (the mean of the per-task means),
   ``borda`` one-level (every (task, metric, instance) votes), ``borda``
   two-level (Borda within each (task, metric), then across them),
@@ -26,8 +25,6 @@ import polars as pl
 
 from aggregators import REGISTRY
 from aggregators.errors import AggregationError, InvalidParameterError
-
-KEMENY_DEFAULT_MAX = 12
 
 TASK_DEFAULTS = ("mean", "borda", "kemeny", "copeland", "minimax")
 INSTANCE_DEFAULTS: tuple[tuple[str, bool], ...] = (
@@ -68,7 +65,7 @@ class MethodRun:
 def default_runs(level: str, n_systems: int, has_missing: bool) -> list[MethodRun]:
     """The default methods for a benchmark of this level and shape (see the module docstring)."""
     if level == "task":
-        runs = [MethodRun(m) for m in TASK_DEFAULTS if m != "kemeny" or n_systems <= KEMENY_DEFAULT_MAX]
+        runs = [MethodRun(m) for m in TASK_DEFAULTS]
     else:
         runs = [MethodRun(m, two_step=two) for m, two in INSTANCE_DEFAULTS]
     if has_missing:
