@@ -57,7 +57,8 @@ from aggregators.kemeny_ilp import OrderSolution, order_cost, solve_order
 from aggregators.majority import Majority, majority
 from aggregators.majority_components import majority_blocks
 from aggregators.profile import Profile
-from aggregators.registry import Scored, check_range, register
+from aggregators.parameters import check_range
+from aggregators.registry import Scored, register
 
 # Blocks up to this size go to the dynamic program: it keeps the alphabetical tie-break and counts the
 # optima, and below this size it is as fast as the integer program (benchmarks/bench_kemeny.py).
