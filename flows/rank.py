@@ -176,14 +176,14 @@ def rank_partitioned(
     outcome = BenchmarkOutcome(benchmark, level)
     if not shape.systems:
         return outcome
-    chosen = runs or default_runs(level, len(shape.systems), shape.may_miss)
+    chosen = runs or default_runs(level, shape.may_miss)
     methods = partition_methods(chosen)
     if methods is None:
         return None
     partials = combined_partials(warehouse, shape.partitions, shape.systems, metrics, methods, parallel)
     if runs is None and any(p.n_counted < p.n_voters for p in partials.values()):
         # The coverage looked complete but some voter lacks a score: add the default missing-score method.
-        chosen = default_runs(level, len(shape.systems), True)
+        chosen = default_runs(level, True)
         extra = tuple(sorted(set(partition_methods(chosen) or ()) - set(partials)))
         if extra:
             partials |= combined_partials(warehouse, shape.partitions, shape.systems, metrics, extra, parallel)
@@ -209,7 +209,7 @@ def rank_benchmark(
         ballots.height < ballots.get_column("voter").n_unique() * ballots.get_column("system").n_unique()
     )
     fingerprint = input_fingerprint(scores.get_column("load_id").unique().to_list(), metrics)
-    chosen = runs or default_runs(level, ballots.get_column("system").n_unique(), has_missing)
+    chosen = runs or default_runs(level, has_missing)
     results = [(r, rank_ballots(ballots, level, r)) for r in chosen]
     load_ids = tuple(sorted(scores.get_column("load_id").unique().to_list()))
     return store_results(warehouse, outcome, results, fingerprint, load_ids, version)

@@ -62,7 +62,7 @@ class MethodRun:
         return {**self.params, "two_step": self.two_step} if self.two_step else dict(self.params)
 
 
-def default_runs(level: str, n_systems: int, has_missing: bool) -> list[MethodRun]:
+def default_runs(level: str, has_missing: bool) -> list[MethodRun]:
     """The default methods for a benchmark of this level and shape (see the module docstring)."""
     if level == "task":
         runs = [MethodRun(m) for m in TASK_DEFAULTS]
