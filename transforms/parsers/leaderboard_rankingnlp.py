@@ -25,7 +25,7 @@ from pathlib import Path
 import polars as pl
 
 from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
+from transforms.parsers.base import Format, Parsed
 from transforms.parsers.leaderboard_columns import FAMILIES
 from transforms.parsers.leaderboard_table import (
     Table,
@@ -33,7 +33,7 @@ from transforms.parsers.leaderboard_table import (
     check_width,
     header_fields,
     normalized_names,
-    read_table,
+    read_known_table,
     table_rows,
 )
 
@@ -70,15 +70,7 @@ def repair_shift(table: Table) -> tuple[Table, list[str]]:
 
 
 def parse(path: Path, benchmark: str | None) -> Parsed:
-    table = read_table(path)
-    family = HEADERS.get(tuple(table.header))
-    if family is None:
-        raise ParseError(
-            path,
-            f"header {table.header} is not a RankingNLPSystems GLUE, SuperGLUE or XTREME header; "
-            f"expected one of {[list(h) for h in HEADERS]}",
-            1,
-        )
+    table, family = read_known_table(path, HEADERS, "RankingNLPSystems GLUE, SuperGLUE or XTREME")
     table, repairs = repair_shift(table)
     check_width(table)
     tasks, _, default_benchmark = FAMILIES[family]

@@ -78,6 +78,20 @@ def header_fields(head: bytes) -> list[str] | None:
         return None
 
 
+def read_known_table(path: Path, headers: dict[tuple[str, ...], str], source: str) -> tuple[Table, str]:
+    """The table of ``path`` and the family its header names in ``headers``; ParseError on line 1
+    (naming ``source`` and the expected headers) when the header is none of them."""
+    table = read_table(path)
+    family = headers.get(tuple(table.header))
+    if family is None:
+        raise ParseError(
+            path,
+            f"header {table.header} is not a {source} header; expected one of {[list(h) for h in headers]}",
+            1,
+        )
+    return table, family
+
+
 def read_table(path: Path) -> Table:
     """Read ``path`` as comma-separated values with quoting.
 

@@ -16,14 +16,14 @@ from pathlib import Path
 import polars as pl
 
 from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
+from transforms.parsers.base import Format, Parsed
 from transforms.parsers.leaderboard_columns import FAMILIES, Task
 from transforms.parsers.leaderboard_table import (
     ValueColumn,
     check_width,
     header_fields,
     normalized_names,
-    read_table,
+    read_known_table,
     table_rows,
 )
 
@@ -43,15 +43,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def parse(path: Path, benchmark: str | None) -> Parsed:
-    table = read_table(path)
-    family = HEADERS.get(tuple(table.header))
-    if family is None:
-        raise ParseError(
-            path,
-            f"header {table.header} is neither Vote'n'Rank header "
-            + " nor ".join(str(list(h)) for h in HEADERS),
-            1,
-        )
+    table, family = read_known_table(path, HEADERS, "Vote'n'Rank")
     check_width(table)
     tasks, default_benchmark, _ = FAMILIES[family]
     columns = [
