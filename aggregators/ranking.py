@@ -1,4 +1,4 @@
-"""The one place where scores become ranks.
+"""Method scores to the contract's ranking table (ranks and ties).
 
 Every method returns one score per system, higher is better; this module turns
 those scores into the ``system, score, rank, tied`` table of the contract.
@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
-from scipy.stats import rankdata
 
 from aggregators.schemas import RANKING_SCHEMA, SCORE, SYSTEM
 
@@ -63,12 +62,3 @@ def ranking_table(systems: Sequence[str], scores: np.ndarray) -> pl.DataFrame:
         },
         schema=RANKING_SCHEMA,
     ).sort("rank", SYSTEM)
-
-
-def ranks_within_voters(scores: np.ndarray) -> np.ndarray:
-    """Per-voter (row) competition ranks, 1 = best, ties share the smallest rank.
-
-    NaN cells stay NaN.  Exact ties only: within one voter the scores are the
-    published values, not sums, so equal means equal.
-    """
-    return rankdata(-np.asarray(scores, dtype=float), method="min", axis=1, nan_policy="omit")

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import rankdata
 
-from aggregators.ranking import ranking_table, ranks_within_voters, tie_classes
+from aggregators.ranking import ranking_table, tie_classes
 
 small_scores = st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, -3.0, np.nan]), min_size=1, max_size=12)
 
@@ -29,8 +29,3 @@ def test_ranking_table_contract():
     table = ranking_table(["c", "a", "b", "d"], np.array([1.0, 2.0, 2.0, 0.5]))
     assert table.schema == pl.Schema({"system": pl.String, "score": pl.Float64, "rank": pl.Int64, "tied": pl.Boolean})
     assert table.rows() == [("a", 2.0, 1, True), ("b", 2.0, 1, True), ("c", 1.0, 3, False), ("d", 0.5, 4, False)]
-
-
-def test_ranks_within_voters_keep_missing_and_share_min_rank():
-    ranks = ranks_within_voters(np.array([[3.0, 1.0, np.nan, 3.0], [0.0, 0.0, 0.0, 1.0]]))
-    np.testing.assert_array_equal(ranks, [[1, 3, np.nan, 1], [2, 2, 2, 1]])

@@ -47,7 +47,7 @@ class Parsed:
     """A parser's output: the cells and what it noticed on the way.
 
     ``problems`` are things the user should know that did not stop parsing,
-    e.g. "duplicated system name 'BERT' on lines 12 and 40, renamed 'BERT#2'".
+    e.g. "duplicated system name 'RefBERT' renamed 'RefBERT_1' ... 'RefBERT_4'".
     """
 
     rows: pl.DataFrame
