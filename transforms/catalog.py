@@ -107,10 +107,16 @@ def _character_class(body: str) -> str:
     return f"[{'^' if negate else ''}{''.join(items)}]"
 
 
-def _rule_error(source: str, row: int, column: str, value: object, allowed: str) -> MetricRulesError:
-    """The error for one bad cell: file, data line (1 = the first rule under the header), column, allowed values."""
+def _where(source: str, bad: pl.DataFrame) -> str:
+    """The file and line of the first rule of ``bad`` (its file ``line`` when known, else its place)."""
+    line = bad["line"][0] if "line" in bad.columns else None
+    return f"{source}: line {line}" if line is not None else f"{source}: rule {bad['row'][0] + 1} under the header"
+
+
+def _rule_error(source: str, bad: pl.DataFrame, column: str, allowed: str) -> MetricRulesError:
+    """The error for the first bad cell of ``bad``: file, line, column, value and allowed values."""
     return MetricRulesError(
-        f"{source}: data line {row + 1}: {column} must be {allowed}, got {value!r} "
+        f"{_where(source, bad)}: {column} must be {allowed}, got {bad[column][0]!r} "
         f"(column {column!r}, allowed values: {allowed}); fix the file and run again"
     )
 
@@ -118,8 +124,9 @@ def _rule_error(source: str, row: int, column: str, value: object, allowed: str)
 def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:
     """Rules conformed to :data:`METRIC_RULES`, or :class:`MetricRulesError` saying what is wrong.
 
-    The one parser of metric rules files: every error names the file, the data
-    line, the column and the allowed values.
+    The one parser of metric rules files: every error names the file, the line
+    (the file's own line when ``rules`` has a ``line`` column, as read by
+    :func:`warehouse.storage.read_metric_rules`), the column and the allowed values.
     """
     absent = [c for c in METRIC_RULES if c not in rules.columns and c != "note"]
     if absent:
@@ -131,23 +138,24 @@ def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:
             text = rules.get_column(flag).str.strip_chars().str.to_lowercase()
             bad = rules.with_row_index("row").filter(~text.is_in(["true", "false"]) & text.is_not_null())
             if bad.height:
-                raise _rule_error(source, bad["row"][0], flag, bad[flag][0], "true or false")
+                raise _rule_error(source, bad, flag, "true or false")
             rules = rules.with_columns((text == "true").alias(flag))
     if rules.schema["weight"] == pl.String:
         weight = pl.col("weight").str.strip_chars()
         bad = rules.with_row_index("row").filter(weight.cast(pl.Float64, strict=False).is_null() & (weight != ""))
         if bad.height:
-            raise _rule_error(source, bad["row"][0], "weight", bad["weight"][0], "a number (0 keeps it out of rankings)")
+            raise _rule_error(source, bad, "weight", "a number (0 keeps it out of rankings)")
+    lines = rules.select("line") if "line" in rules.columns else pl.DataFrame()
     try:
         rules = conform(rules.with_columns(pl.col("group").cast(pl.String)), METRIC_RULES)
     except pl.exceptions.InvalidOperationError as error:
         raise MetricRulesError(f"{source}: a value does not fit its column: {error}") from None
     required = (*KEY, "higher_is_better", "is_ranked", "weight")
-    blank = rules.with_row_index("row").filter(pl.any_horizontal(pl.col(c).is_null() for c in required))
+    blank = pl.concat([rules, lines], how="horizontal").with_row_index("row").filter(pl.any_horizontal(pl.col(c).is_null() for c in required))
     if blank.height:
         empty = [c for c in required if blank[c][0] is None]
         raise MetricRulesError(
-            f"{source}: rule on data line {blank['row'][0] + 1} leaves a required field empty "
+            f"{_where(source, blank)}: the rule leaves a required field empty "
             f"(column(s) {empty}); fill it in and run again"
         )
     return rules

@@ -225,8 +225,16 @@ USER_RULES_NAME = "metric_rules.csv"
 def read_metric_rules(warehouse: Warehouse) -> list[tuple[str, pl.DataFrame]]:
     """The metric rule files in precedence order: the user's (``<home>/metric_rules.csv``), then the bundled defaults."""
     files = [warehouse.home / USER_RULES_NAME, BUNDLED_RULES]
-    return [
-        (str(f), pl.read_csv(f, infer_schema=False, comment_prefix="#"))
-        for f in files
-        if f.exists()
-    ]
+    return [(str(f), _rules_with_lines(f)) for f in files if f.exists()]
+
+
+def _rules_with_lines(path: Path) -> pl.DataFrame:
+    """A rules file's rows (text cells) with ``line``, the file line each rule is on, so an error
+    can point at it.  Comment (``#``) and blank lines are not rules; when a quoted cell spans
+    lines the count no longer matches and ``line`` is left null."""
+    rules = pl.read_csv(path, infer_schema=False, comment_prefix="#")
+    rules = rules.filter(~pl.all_horizontal(pl.all().is_null()))  # Polars reads a blank line as a row of nulls
+    text_lines = path.read_text(encoding="utf-8-sig").splitlines()
+    data = [n for n, line in enumerate(text_lines, start=1) if line.strip() and not line.startswith("#")][1:]
+    lines = data if len(data) == rules.height else [None] * rules.height
+    return rules.with_columns(line=pl.Series(lines, dtype=pl.Int64))

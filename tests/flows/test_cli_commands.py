@@ -183,12 +183,12 @@ def test_a_bad_rules_file_stops_the_ingest_before_anything_is_written(tmp_path, 
     captured = capsys.readouterr()
     assert captured.out == ""
     (line,) = captured.err.splitlines()
-    assert line == (f"scorehouse: {rules}: data line 2: higher_is_better must be true or false, got 'maybe' "
+    assert line == (f"scorehouse: {rules}: line 3: higher_is_better must be true or false, got 'maybe' "
                     "(column 'higher_is_better', allowed values: true or false); fix the file and run again")
     assert [p.name for p in home.iterdir()] == ["metric_rules.csv"]  # nothing archived, loaded or cataloged
 
     rules.write_text(RULES_HEADER + "value,TVR,*,true,true,heavy,,bad weight\n")
-    with pytest.raises(MetricRulesError, match=r"data line 1: weight must be a number .*got 'heavy'"):
+    with pytest.raises(MetricRulesError, match=r"line 2: weight must be a number .*got 'heavy'"):
         ingest_flow([str(VALUE)], home=str(home))  # the flow checks too, for callers without the CLI
     assert [p.name for p in home.iterdir()] == ["metric_rules.csv"]
 

@@ -51,5 +51,5 @@ def test_a_key_no_rule_matches_is_named():
 
 
 def test_a_bad_flag_names_the_line_and_value():
-    with pytest.raises(MetricRulesError, match="data line 1: higher_is_better must be true or false, got 'yes'"):
+    with pytest.raises(MetricRulesError, match="rule 1 under the header: higher_is_better must be true or false, got 'yes'"):
         rules(("glue", "*", "*", "yes", "true", "1", "", ""))

@@ -146,3 +146,17 @@ def test_weighted_means_reproduce_vote_n_rank(rules, relative, first_rows, expec
     )
     got = {s: m for s, m in means.iter_rows() if s in expected}
     assert got == pytest.approx(expected, abs=0.005)
+
+
+def test_a_bad_rule_is_named_by_its_line_in_the_file(tmp_path):
+    """Comment and blank lines are not rules, but they count as lines of the file the user edits."""
+    from transforms.catalog import MetricRulesError, check_rules
+    from warehouse.storage import Warehouse, read_metric_rules
+
+    (tmp_path / "metric_rules.csv").write_text(
+        "# my rules\nbenchmark,task,metric,higher_is_better,is_ranked,weight,group,note\n"
+        "value,TVR,*,true,true,1,,fine\n\n# the next one is wrong\nvalue,TVQA,*,true,sometimes,1,,bad\n"
+    )
+    source, frame = read_metric_rules(Warehouse(tmp_path))[0]
+    with pytest.raises(MetricRulesError, match=r"metric_rules.csv: line 6: is_ranked must be true or false, got 'sometimes'"):
+        check_rules(frame, source)
