@@ -5,7 +5,11 @@ the best systems? New perspectives on NLP benchmarking", NeurIPS: Borda within
 each task, then across tasks; the mean of per-task means of leaderboards).
 Every group becomes one second-step voter whose ballot is the group's scores
 (a system the group did not score is missing from it) and whose weight is
-:func:`group_weight`.  The second step (:func:`across_groups`) works on
+:func:`group_weight`: every group weighs the same (the papers' two-level
+aggregations and Vote'n'Rank's ``two_step_ranking``) unless the ballots give
+explicit group weights, and a group whose voters all weigh 0 takes no part.
+Level-1 scores pass to level 2 through :func:`aggregators.ranking.snap_ties`,
+so scores the tie rule calls equal are equal for the second step too.  The second step (:func:`across_groups`) works on
 profiles directly and is the same function for whole-table runs
 (:func:`score_two_step`) and for the partition-wise two-level finish
 (:mod:`aggregators.partition_forms`).
@@ -20,17 +24,23 @@ import numpy as np
 
 from aggregators.errors import InvalidBallotsError
 from aggregators.profile import Profile
+from aggregators.ranking import snap_ties
 from aggregators.registry import Scored
 from aggregators.scoring import score_profile
 
 
-def group_weight(weight_sums: np.ndarray, voter_counts: np.ndarray) -> np.ndarray:
-    """A group's weight as a second-step voter: the mean weight of its voters.
+def group_weight(weight_sums: np.ndarray, explicit: np.ndarray | None = None) -> np.ndarray:
+    """A group's weight as a second-step voter: ``explicit`` (per group) or 1, and 0 without counted voters.
 
-    The mean, not the sum, so splitting a task into more instances does not
-    make it heavier.
+    Equal by default, not the mean or sum of the voters' weights: a task
+    split into two halves of weight 0.5 (GLUE's paired metrics) weighs as much
+    as a task of one voter of weight 1, as in the papers' two-level
+    aggregations.  A group whose voters all weigh 0 (``weight_sums == 0``)
+    weighs 0 and is left out of the second step.
     """
-    return np.asarray(weight_sums, dtype=float) / np.asarray(voter_counts, dtype=float)
+    sums = np.asarray(weight_sums, dtype=float)
+    base = np.ones_like(sums) if explicit is None else np.asarray(explicit, dtype=float)
+    return np.where(sums > 0, base, 0.0)
 
 
 def across_groups(
@@ -44,9 +54,20 @@ def across_groups(
     """The second step: method ``across`` over the groups' scores ``within`` (groups x systems, NaN = missing).
 
     Groups become voters in name order, as in a profile built from ballots,
-    so the result does not depend on the order the groups came in.
+    so the result does not depend on the order the groups came in.  Groups of
+    weight 0 take no part; each group's scores pass through
+    :func:`aggregators.ranking.snap_ties` (exact ties survive float noise).
     """
-    within = np.asarray(within, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    counted = np.flatnonzero(weights > 0)
+    if not counted.size:
+        raise InvalidBallotsError(
+            f"two-step {across!r}: every group weighs 0, so no group counts; give at least one group "
+            f"a positive weight (and a voter of positive weight)"
+        )
+    within = np.asarray(within, dtype=float)[counted]
+    group_names = [group_names[g] for g in counted]
+    weights = weights[counted]
     infinite = np.argwhere(np.isinf(within))
     if len(infinite):
         g, s = infinite[0]
@@ -58,11 +79,20 @@ def across_groups(
     profile = Profile(
         systems=tuple(systems),
         voters=tuple(group_names[g] for g in order),
-        scores=within[order],
-        weights=np.asarray(weights, dtype=float)[order],
+        scores=np.vstack([snap_ties(row) for row in within[order]]),  # a loop over groups
+        weights=weights[order],
         groups=("",) * len(order),
     )
     return profile, score_profile(across, profile, params)
+
+
+def explicit_group_weights(profile: Profile, group_of_voter: np.ndarray, n_groups: int) -> np.ndarray | None:
+    """Each group's weight from the profile's per-voter ``group_weights`` (None when the ballots gave none)."""
+    if profile.group_weights is None:
+        return None
+    per_group = np.empty(n_groups)
+    per_group[group_of_voter] = profile.group_weights
+    return per_group
 
 
 def _within_groups(
@@ -78,14 +108,14 @@ def _within_groups(
     starts = np.searchsorted(group_of_voter[by_group], np.arange(len(names) + 1))
     weights = group_weight(
         np.bincount(group_of_voter, weights=profile.weights, minlength=len(names)),
-        np.bincount(group_of_voter, minlength=len(names)),
+        explicit_group_weights(profile, group_of_voter, len(names)),
     )
     scores = np.full((len(names), len(profile.systems)), np.nan)
     notes: list[str] = []
     for index, group in enumerate(names.tolist()):  # a loop over groups, each scored as a profile
         rows = by_group[starts[index] : starts[index + 1]]
         scored_cols = np.flatnonzero(~np.isnan(profile.scores[rows]).all(axis=0))
-        if not scored_cols.size:
+        if not scored_cols.size or weights[index] == 0:  # nothing scored, or a group that takes no part
             continue
         sub = Profile(
             systems=tuple(profile.systems[c] for c in scored_cols),
