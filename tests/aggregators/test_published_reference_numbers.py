@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from aggregators import aggregate, run
+from aggregators import aggregate, condorcet_weights, prospective_winners, run
 from transforms.ballots import ballots
 from transforms.catalog import check_rules, resolve_metrics
 from transforms.parsers import parse_file
@@ -99,3 +99,44 @@ def test_glue_two_step_mean_with_equal_task_weights_is_the_official_glue_score()
     ours = aggregate("mean", table, two_step=True).join(official, on="system")
     assert ours.height == 97
     assert (ours["score"] - ours["value"]).abs().max() <= 0.1 + 1e-9
+
+
+# Vote'n'Rank, case study 2 ("CS2 - Condorcet Search.ipynb" of PragmaticsLab/vote_and_rank): the
+# prospective systems, those some task weights make a weak Condorcet winner (Eq. 2, G_m w >= 0).
+PROSPECTIVE = {
+    "GLUE": (["ERNIE", "StructBERT + CLEVER", "DeBERTa / TuringNLRv4", "DeBERTa + CLEVER", "MacALBERT + DKM",
+              "ALBERT + DAAF + NAS", "T5", "MT-DNN-SMART", "GLUE Human Baselines"], 88),
+    "SuperGLUE": (["ERNIE 3.0", "T5 + UDG, Single Model (Google Brain)", "DeBERTa / TuringNLRv4",
+                   "SuperGLUE Human Baselines", "T5", "AILabs Team, Transformers", "ADAPET (ALBERT) - few-shot",
+                   "Most Frequent Class", "CBoW", "WARP (ALBERT-XXL-V2) - Few-Shot (32 Examples)"], 12),
+    "VALUE": (["craig.starr", "DuKG", "HERO 1"], 3),
+}
+# The notebook's names for VALUE rows (its preprocessing numbers the HERO rows in leaderboard order).
+VALUE_NAMES = {"craig.starr": "craig.starr (ensemble) Kakao Brain", "DuKG": "DuKG Baidu & KG",
+               "HERO 1": "HERO (AT->ST, PT+FT) VALUE baseline"}
+
+
+@pytest.mark.parametrize("name", sorted(PROSPECTIVE))
+def test_prospective_systems_are_the_papers(name):
+    table = leaderboard(f"leaderboards - {name}.csv")
+    systems, n_other = PROSPECTIVE[name]
+    found = prospective_winners(table)["system"].to_list()
+    assert sorted(found) == sorted(VALUE_NAMES.get(s, s) for s in systems)
+    assert table.get_column("system").n_unique() - len(found) == n_other
+
+
+def test_strict_condorcet_weights_find_fewer_prospective_systems():
+    # a strict win is more than the paper asks: 8/89, 6/16, 3/3 instead of 9/88, 10/12, 3/3
+    counts = [prospective_winners(leaderboard(f"leaderboards - {n}.csv"), margin="strict").height
+              for n in ("GLUE", "SuperGLUE", "VALUE")]
+    assert counts == [8, 6, 3]
+
+
+def test_t5_wins_superglue_weakly_with_boolq_and_multirc_em_at_half_each():
+    table = leaderboard("leaderboards - SuperGLUE.csv")
+    chosen = {"BoolQ | acc": 0.5, "MultiRC | EM": 0.5}
+    bounds = {v: (chosen.get(v, 0.0),) * 2 for v in table.get_column("voter").unique()}
+    found = condorcet_weights(table, "T5", bounds=bounds)
+    assert found is not None
+    assert set(found.tied) == {"DeBERTa / TuringNLRv4", "T5 + UDG, Single Model (Google Brain)"}
+    assert condorcet_weights(table, "T5", bounds=bounds, margin="strict") is None
