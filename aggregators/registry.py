@@ -43,6 +43,7 @@ METHOD_MODULES = (
     "means",
     "median",
     "minimax",
+    "optimality_gap",
     "plurality",
     "threshold",
     "trueskill_rating",

@@ -89,3 +89,23 @@ def test_drop_voter_leaves_out_the_voters_with_a_non_positive_score(name, refere
     assert any("t2" in note for note in result.notes)
     with pytest.raises(InvalidParameterError, match="nonpositive"):
         aggregate(name, table, nonpositive="shift")
+
+
+def test_optimality_gap_is_the_mean_shortfall_from_the_target():
+    # Vote'n'Rank's definition by hand: weighted mean of min(score, gamma) - gamma, gamma = 95
+    table = pl.DataFrame(
+        {"voter": ["t1", "t1", "t2", "t2"], "system": ["a", "b", "a", "b"], "score": [100.0, 93.0, 88.0, 93.0],
+         "weight": [2.0, 2.0, 1.0, 1.0]}
+    )
+    got = dict(aggregate("optimality_gap", table, target=95).select("system", "score").iter_rows())
+    assert got == pytest.approx({"a": (2 * 0.0 + (88 - 95)) / 3, "b": (2 * (93 - 95) + (93 - 95)) / 3})
+    assert aggregate("mean", table)["system"][0] == "a"  # the mean buys a's shortfall back with its surplus
+    assert aggregate("optimality_gap", table, target=95)["system"][0] == "b"
+
+
+def test_optimality_gap_needs_a_target():
+    table = pl.DataFrame({"voter": ["t1", "t1"], "system": ["a", "b"], "score": [1.0, 2.0]})
+    with pytest.raises(InvalidParameterError, match="'target'.*no default"):
+        aggregate("optimality_gap", table)
+    with pytest.raises(InvalidParameterError, match="'target'"):
+        aggregate("optimality_gap", table, target=float("nan"))
