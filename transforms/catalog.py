@@ -2,8 +2,9 @@
 
 A rule names a ``benchmark``, ``task`` and ``metric`` by glob pattern (``*``,
 ``?``, ``[...]`` as in :mod:`fnmatch`) and says how to read what it matches:
-``higher_is_better``, ``is_ranked``, ``weight`` and ``group`` (empty = the
-task).  Rules are tried in order and the first match wins, so user overrides
+``higher_is_better``, ``is_ranked``, ``weight``, ``group`` (empty = the
+task) and, optionally, ``group_weight`` (the group's weight in two-step runs;
+empty or absent = 1, every group the same).  Rules are tried in order and the first match wins, so user overrides
 are simply put before the bundled defaults (whose last rule is the catch-all:
 higher is better, ranked, weight 1).
 
@@ -24,6 +25,7 @@ import polars as pl
 from warehouse.schema import METRIC_RULES, METRICS, conform
 
 KEY = ("benchmark", "task", "metric")
+OPTIONAL_RULE_COLUMNS = ("note", "group_weight")
 
 
 class MetricRulesError(ValueError):
@@ -121,11 +123,10 @@ def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:
     The one parser of metric rules files: every error names the file, the data
     line, the column and the allowed values.
     """
-    absent = [c for c in METRIC_RULES if c not in rules.columns and c != "note"]
+    absent = [c for c in METRIC_RULES if c not in rules.columns and c not in OPTIONAL_RULE_COLUMNS]
     if absent:
         raise MetricRulesError(f"{source}: metric rules lack the column(s) {absent}")
-    if "note" not in rules.columns:
-        rules = rules.with_columns(note=pl.lit(None, dtype=pl.String))
+    rules = rules.with_columns(pl.lit(None, dtype=pl.String).alias(c) for c in OPTIONAL_RULE_COLUMNS if c not in rules.columns)
     for flag in ("higher_is_better", "is_ranked"):
         if rules.schema[flag] == pl.String:
             text = rules.get_column(flag).str.strip_chars().str.to_lowercase()
@@ -133,15 +134,22 @@ def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:
             if bad.height:
                 raise _rule_error(source, bad["row"][0], flag, bad[flag][0], "true or false")
             rules = rules.with_columns((text == "true").alias(flag))
-    if rules.schema["weight"] == pl.String:
-        weight = pl.col("weight").str.strip_chars()
-        bad = rules.with_row_index("row").filter(weight.cast(pl.Float64, strict=False).is_null() & (weight != ""))
-        if bad.height:
-            raise _rule_error(source, bad["row"][0], "weight", bad["weight"][0], "a number (0 keeps it out of rankings)")
+    for column, allowed in (("weight", "a number (0 keeps it out of rankings)"),
+                            ("group_weight", "a number >= 0 or empty (1: every group weighs the same)")):
+        if rules.schema[column] == pl.String:
+            value = pl.col(column).str.strip_chars()
+            bad = rules.with_row_index("row").filter(value.cast(pl.Float64, strict=False).is_null() & (value != ""))
+            if bad.height:
+                raise _rule_error(source, bad["row"][0], column, bad[column][0], allowed)
+            rules = rules.with_columns(pl.when(value == "").then(None).otherwise(value).alias(column))
     try:
         rules = conform(rules.with_columns(pl.col("group").cast(pl.String)), METRIC_RULES)
     except pl.exceptions.InvalidOperationError as error:
         raise MetricRulesError(f"{source}: a value does not fit its column: {error}") from None
+    negative = rules.with_row_index("row").filter(pl.col("group_weight") < 0)
+    if negative.height:
+        raise _rule_error(source, negative["row"][0], "group_weight", negative["group_weight"][0],
+                          "a number >= 0 or empty (1: every group weighs the same)")
     required = (*KEY, "higher_is_better", "is_ranked", "weight")
     blank = rules.with_row_index("row").filter(pl.any_horizontal(pl.col(c).is_null() for c in required))
     if blank.height:
@@ -177,6 +185,7 @@ def resolve_metrics(keys: pl.DataFrame, rules: pl.DataFrame) -> pl.DataFrame:
     resolved = resolved.with_columns(
         group=pl.when(pl.col("group").is_null() | (pl.col("group") == ""))
         .then(pl.col("task"))
-        .otherwise(pl.col("group"))
+        .otherwise(pl.col("group")),
+        group_weight=pl.col("group_weight").fill_null(1.0),
     )
     return conform(resolved, METRICS).sort(KEY)

@@ -10,12 +10,13 @@ ballot).
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aggregators import InvalidBallotsError, aggregate
+from aggregators import REGISTRY, AggregationError, InvalidBallotsError, Voters, aggregate, build_profile, finish_partitioned
 from tests.aggregators import references
 from tests.aggregators.conftest import ballots
 
@@ -24,6 +25,13 @@ REFERENCES = {
     "copeland": (references.copeland, True),
     "borda": (lambda table: references.borda(table, "average"), False),
 }
+
+
+def outcome(compute):  # noqa: ANN001, ANN201 - a thunk; its result or the class of its refusal
+    try:
+        return compute()
+    except AggregationError as error:
+        return type(error)
 
 
 def two_step_reference(table: pl.DataFrame, score) -> dict[str, float]:  # noqa: ANN001 - a reference from REFERENCES
@@ -98,3 +106,24 @@ def test_a_group_weight_that_varies_inside_a_group_is_refused():
     )
     with pytest.raises(InvalidBallotsError, match="group 'T' has more than one group_weight"):
         aggregate("mean", table, two_step=True)
+
+
+@pytest.mark.parametrize("name", ["mean", "borda"])
+@given(table=ballots(groups=True, min_voters=2), data=st.data())
+def test_partition_wise_two_step_follows_the_group_weights(name, table, data):
+    """The partition-wise two-level finish weighs groups by the same rule as the whole-table run."""
+    names = sorted(set(table["group"]))
+    chosen = dict(zip(names, data.draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=len(names),
+                                                 max_size=len(names)))))
+    table = table.with_columns(group_weight=pl.col("group").replace_strict(chosen, return_dtype=pl.Float64))
+    profile = build_profile(table)
+    codes = np.searchsorted(names, profile.groups)
+    voters = Voters(profile.systems, profile.scores, profile.weights, codes, tuple(names),
+                    np.array([chosen[g] for g in names]))
+    got = outcome(lambda: finish_partitioned(name, REGISTRY[name].partition.partial(voters), two_step=True).ranking)
+    expected = outcome(lambda: aggregate(name, table, two_step=True))
+    if isinstance(expected, type):
+        assert got is expected
+    else:
+        assert dict(got.select("system", "score").iter_rows()) == pytest.approx(
+            dict(expected.select("system", "score").iter_rows()), nan_ok=True)
