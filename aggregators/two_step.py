@@ -8,6 +8,13 @@ Every group becomes one second-step voter whose ballot is the group's scores
 :func:`group_weight`: every group weighs the same (the papers' two-level
 aggregations and Vote'n'Rank's ``two_step_ranking``) unless the ballots give
 explicit group weights, and a group whose voters all weigh 0 takes no part.
+What happens to a system a group did not score is ``unscored``: ``"drop"``
+leaves it out of that group's first step (missing from the group's ballot at
+level 2); ``"impute"`` ranks every system in every group, the method imputing
+what the group did not score — the two-level Borda of Himmi et al. (2023,
+"Towards More Robust NLP System Evaluation: Handling Missing Scores in
+Benchmarks"), the default for methods registered with ``imputes_in_groups``
+(``borda_partial``).
 Level-1 scores pass to level 2 through :func:`aggregators.ranking.snap_ties`,
 so scores the tie rule calls equal are equal for the second step too.  The second step (:func:`across_groups`) works on
 profiles directly and is the same function for whole-table runs
@@ -22,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from aggregators.errors import InvalidBallotsError
+from aggregators.errors import InvalidBallotsError, InvalidParameterError
 from aggregators.profile import Profile
 from aggregators.ranking import snap_ties
-from aggregators.registry import Scored
+from aggregators.registry import Scored, method_info
 from aggregators.scoring import score_profile
 
 
@@ -95,13 +102,32 @@ def explicit_group_weights(profile: Profile, group_of_voter: np.ndarray, n_group
     return per_group
 
 
+UNSCORED = ("impute", "drop")
+
+
+def unscored_rule(name: str, unscored: str | None) -> str:
+    """``unscored`` checked for method ``name``, or the method's default when None."""
+    info = method_info(name)
+    if unscored is None:
+        return "impute" if info.imputes_in_groups else "drop"
+    if unscored not in UNSCORED:
+        raise InvalidParameterError(f"two-step {name!r}: 'unscored' must be one of {UNSCORED}, got {unscored!r}")
+    if unscored == "impute" and not info.handles_missing:
+        raise InvalidParameterError(
+            f"two-step {name!r}: unscored='impute' needs a method that handles missing scores "
+            f"(e.g. 'borda_partial'); use unscored='drop'"
+        )
+    return unscored
+
+
 def _within_groups(
-    name: str, profile: Profile, params: Mapping[str, Any]
+    name: str, profile: Profile, params: Mapping[str, Any], unscored: str
 ) -> tuple[list[str], np.ndarray, np.ndarray, tuple[str, ...]]:
     """The first step: ``name`` inside every group; the groups, their scores, weights and notes.
 
-    A system with no score in a group is missing in that group's row (a group
-    that scores no system gives an all-missing row).
+    With ``unscored="drop"`` a system with no score in a group is missing in
+    that group's row (a group that scores no system gives an all-missing
+    row); with ``"impute"`` every system is ranked in every group.
     """
     names, group_of_voter = np.unique(np.asarray(profile.groups, dtype=str), return_inverse=True)
     by_group = np.argsort(group_of_voter, kind="stable")  # one sort, not a scan of every voter per group
@@ -114,7 +140,11 @@ def _within_groups(
     notes: list[str] = []
     for index, group in enumerate(names.tolist()):  # a loop over groups, each scored as a profile
         rows = by_group[starts[index] : starts[index + 1]]
-        scored_cols = np.flatnonzero(~np.isnan(profile.scores[rows]).all(axis=0))
+        scored_cols = (
+            np.arange(len(profile.systems))
+            if unscored == "impute"
+            else np.flatnonzero(~np.isnan(profile.scores[rows]).all(axis=0))
+        )
         if not scored_cols.size or weights[index] == 0:  # nothing scored, or a group that takes no part
             continue
         sub = Profile(
@@ -137,14 +167,16 @@ def score_two_step(
     *,
     across: str,
     across_params: Mapping[str, Any] | None,
+    unscored: str | None = None,
 ) -> tuple[Profile, Scored]:
     """Two-step scores of ``profile``: ``name`` inside every group, then ``across`` over the groups.
 
     Returns the second step's profile (its systems index the scores) and its
     scores with the notes of both steps.  ``across_params`` default to
-    ``params`` when ``across`` is ``name``, else to ``across``'s defaults.
+    ``params`` when ``across`` is ``name``, else to ``across``'s defaults;
+    ``unscored`` (see the module docstring) to the method's default.
     """
     second_params = dict(across_params) if across_params is not None else (params if across == name else {})
-    names, within, weights, notes = _within_groups(name, profile, params)
+    names, within, weights, notes = _within_groups(name, profile, params, unscored_rule(name, unscored))
     second_profile, result = across_groups(across, profile.systems, names, within, weights, second_params)
     return second_profile, Scored(result.scores, notes + result.notes)
