@@ -4,9 +4,9 @@ A rule names a ``benchmark``, ``task`` and ``metric`` by glob pattern (``*``,
 ``?``, ``[...]`` as in :mod:`fnmatch`) and says how to read what it matches:
 ``higher_is_better``, ``is_ranked``, ``weight``, ``group`` (empty = the
 task) and, optionally, ``group_weight`` (the group's weight in two-step runs;
-empty or absent = 1, every group the same).  Rules are tried in order and the first match wins, so user overrides
-are simply put before the bundled defaults (whose last rule is the catch-all:
-higher is better, ranked, weight 1).
+empty or absent = 1, every group the same).  Rules are tried in order and the
+first match wins, so user overrides are simply put before the bundled
+defaults (whose last rule is the catch-all: higher is better, ranked, weight 1).
 
 :func:`resolve_metrics` gives every (benchmark, task, metric) a row with every
 field filled; the catalog stores that table (``metrics.parquet``, the
@@ -117,6 +117,17 @@ def _rule_error(source: str, row: int, column: str, value: object, allowed: str)
     )
 
 
+def _group_weights(rules: pl.DataFrame, source: str) -> pl.DataFrame:
+    """``rules`` with the optional ``group_weight`` column as numbers (empty = null, filled with 1 on resolve)."""
+    allowed = "a number >= 0 or empty (1: every group weighs the same)"
+    value = pl.col("group_weight").cast(pl.String).str.strip_chars()
+    number = pl.when(value == "").then(None).otherwise(value).cast(pl.Float64, strict=False)
+    bad = rules.with_row_index("row").filter((number.is_null() & value.is_not_null() & (value != "")) | (number < 0))
+    if bad.height:
+        raise _rule_error(source, bad["row"][0], "group_weight", bad["group_weight"][0], allowed)
+    return rules.with_columns(number.alias("group_weight"))
+
+
 def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:
     """Rules conformed to :data:`METRIC_RULES`, or :class:`MetricRulesError` saying what is wrong.
 
@@ -134,22 +145,16 @@ def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:
             if bad.height:
                 raise _rule_error(source, bad["row"][0], flag, bad[flag][0], "true or false")
             rules = rules.with_columns((text == "true").alias(flag))
-    for column, allowed in (("weight", "a number (0 keeps it out of rankings)"),
-                            ("group_weight", "a number >= 0 or empty (1: every group weighs the same)")):
-        if rules.schema[column] == pl.String:
-            value = pl.col(column).str.strip_chars()
-            bad = rules.with_row_index("row").filter(value.cast(pl.Float64, strict=False).is_null() & (value != ""))
-            if bad.height:
-                raise _rule_error(source, bad["row"][0], column, bad[column][0], allowed)
-            rules = rules.with_columns(pl.when(value == "").then(None).otherwise(value).alias(column))
+    if rules.schema["weight"] == pl.String:
+        weight = pl.col("weight").str.strip_chars()
+        bad = rules.with_row_index("row").filter(weight.cast(pl.Float64, strict=False).is_null() & (weight != ""))
+        if bad.height:
+            raise _rule_error(source, bad["row"][0], "weight", bad["weight"][0], "a number (0 keeps it out of rankings)")
+    rules = _group_weights(rules, source)
     try:
         rules = conform(rules.with_columns(pl.col("group").cast(pl.String)), METRIC_RULES)
     except pl.exceptions.InvalidOperationError as error:
         raise MetricRulesError(f"{source}: a value does not fit its column: {error}") from None
-    negative = rules.with_row_index("row").filter(pl.col("group_weight") < 0)
-    if negative.height:
-        raise _rule_error(source, negative["row"][0], "group_weight", negative["group_weight"][0],
-                          "a number >= 0 or empty (1: every group weighs the same)")
     required = (*KEY, "higher_is_better", "is_ranked", "weight")
     blank = rules.with_row_index("row").filter(pl.any_horizontal(pl.col(c).is_null() for c in required))
     if blank.height:
