@@ -6,32 +6,18 @@ reusing"), obtained by running the Vote'n'Rank code; the leaderboards drop syste
 missing cell, as that code's ``dropna`` does.
 """
 
-from pathlib import Path
-
 import polars as pl
 import pytest
 
 from aggregators import aggregate, condorcet_weights, prospective_winners, run
-from transforms.ballots import ballots
-from transforms.catalog import check_rules, resolve_metrics
+from benchmarks.published_bundled import PUBLISHED_VALUE_NAMES, TABLES, bundled_leaderboard
 from transforms.parsers import parse_file
-from transforms.rank_plan import complete_ballots
-from transforms.validate import validate_rows
 
-REPO = Path(__file__).resolve().parents[2]
-TABLES = REPO / "data" / "bundled" / "vote_and_rank" / "tables"
-RULES = REPO / "warehouse" / "defaults" / "metric_rules.csv"
 
 
 def leaderboard(name: str, top: int | None = None) -> pl.DataFrame:
     """Complete task-level ballots of a bundled Vote'n'Rank leaderboard (first ``top`` rows)."""
-    _, parsed = parse_file(TABLES / name)
-    rows = parsed.rows if top is None else parsed.rows.filter(pl.col("line") <= top + 1)
-    scores = validate_rows(rows, file=name, load_id="test").scores
-    rules = check_rules(pl.read_csv(RULES, infer_schema=False), str(RULES))
-    table = ballots(scores, resolve_metrics(scores, rules), level="task").collect()
-    complete, _ = complete_ballots(table, "task")  # the rank flow's rule: Vote'n'Rank's dropna
-    return complete
+    return bundled_leaderboard(name, top, complete=True)  # the rank flow's rule: Vote'n'Rank's dropna
 
 
 def top(ranking: pl.DataFrame, n: int) -> list[tuple[str, float]]:
@@ -111,9 +97,6 @@ PROSPECTIVE = {
                    "Most Frequent Class", "CBoW", "WARP (ALBERT-XXL-V2) - Few-Shot (32 Examples)"], 12),
     "VALUE": (["craig.starr", "DuKG", "HERO 1"], 3),
 }
-# The notebook's names for VALUE rows (its preprocessing numbers the HERO rows in leaderboard order).
-VALUE_NAMES = {"craig.starr": "craig.starr (ensemble) Kakao Brain", "DuKG": "DuKG Baidu & KG",
-               "HERO 1": "HERO (AT->ST, PT+FT) VALUE baseline"}
 
 
 @pytest.mark.parametrize("name", sorted(PROSPECTIVE))
@@ -121,7 +104,7 @@ def test_prospective_systems_are_the_papers(name):
     table = leaderboard(f"leaderboards - {name}.csv")
     systems, n_other = PROSPECTIVE[name]
     found = prospective_winners(table)["system"].to_list()
-    assert sorted(found) == sorted(VALUE_NAMES.get(s, s) for s in systems)
+    assert sorted(found) == sorted(PUBLISHED_VALUE_NAMES.get(s, s) for s in systems)
     assert table.get_column("system").n_unique() - len(found) == n_other
 
 
