@@ -26,8 +26,7 @@ PUBLIC = {
          "last_k_agreement", "spearman_rho", "top_k_agreement"),
         "compare",
     ),
-    "condorcet_weights": "condorcet_weighting",
-    "prospective_winners": "condorcet_weighting",
+    **dict.fromkeys(("CondorcetWeighting", "condorcet_weights", "prospective_winners"), "condorcet_weighting"),
     **dict.fromkeys(
         ("AggregationError", "InvalidBallotsError", "InvalidParameterError", "MissingScoresError",
          "NonPositiveScoresError", "UnknownMethodError"),

@@ -152,6 +152,7 @@ def _finish_sums(partial: Partial, params: Mapping[str, Any], two_step: bool) ->
     citation=CITATION,
     properties=("anonymous", "neutral", "unanimity", "monotone"),
     partition=PartitionForm(partial=_partial_sums, finish=_finish_sums),
+    imputes_in_groups=True,  # two-level: every system ranked in every task under the imputation (Himmi et al.)
 )
 def borda_partial(profile: Profile) -> np.ndarray:
     """Borda count on partial rankings, missing scores imputed by uniform compatible permutations.

@@ -3,23 +3,27 @@
 Rofin et al. (2023, "Vote'n'Rank: Revision of Benchmarking with Social
 Choice Theory", EACL, case study "Condorcet search") ask which task weights
 would make a given system win: the weights ``w`` (non-negative, summing to 1,
-optionally within per-voter bounds) under which the system strictly beats
-every other system in the weighted majority relation of
-:mod:`aggregators.majority`.
+optionally within per-voter bounds) under which the system is the Condorcet
+winner of the weighted majority relation of :mod:`aggregators.majority`.
+``margin="weak"`` (default, the paper's Eq. 2, ``G_m w >= 0``): no other
+system beats it, ties allowed; ``margin="strict"``: it beats every other
+system.
 
 Voter ``v``'s vote on the pair (system ``x``, other ``y``) is
 ``d_v = +1`` if it scored ``x`` higher, ``-1`` if lower, ``0`` if it tied them
 or did not score both; ``x`` beats ``y`` under ``w`` when the margin
 ``sum_v w_v d_v`` is positive.  The linear program maximises the smallest
 margin ``t`` over the other systems (``scipy.optimize.linprog``, HiGHS); weights
-exist exactly when the optimum ``t`` is positive, and the optimal weights are
-returned (they make the system win by the widest possible smallest margin).
+exist exactly when the optimum ``t`` is positive (strict) or not negative
+(weak), and the optimal weights are returned (they make the system win by the
+widest possible smallest margin) with the systems that tie it under them.
 The weights of the ballots themselves are ignored: they are what is sought.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -27,7 +31,23 @@ from scipy.optimize import linprog
 
 from aggregators.errors import InvalidParameterError
 from aggregators.majority import MARGIN_TOLERANCE
+from aggregators.parameters import check_choice
 from aggregators.profile import Profile, build_profile
+
+MARGINS = ("weak", "strict")
+
+
+@dataclass(frozen=True)
+class CondorcetWeighting:
+    """Voter weights under which a system is the Condorcet winner, and the systems that tie it under them.
+
+    ``weights`` is a ``voter, weight`` table (weights >= 0 summing to 1) that
+    can replace the ballots' weight column; ``tied`` names the systems whose
+    weighted margin against the winner is zero (always empty when strict).
+    """
+
+    weights: pl.DataFrame
+    tied: tuple[str, ...]
 
 
 def pairwise_votes(profile: Profile, system: int) -> np.ndarray:
@@ -64,7 +84,8 @@ def _weight_bounds(profile: Profile, bounds: Mapping[str, tuple[float, float]] |
 
 def _max_min_margin(
     profile: Profile, system: int, limits: list[tuple[float, float]]
-) -> tuple[np.ndarray, float]:
+) -> tuple[np.ndarray, np.ndarray]:
+    """The weights maximising the system's smallest margin, and its margin against every other system."""
     votes = pairwise_votes(profile, system)
     n_others, n_voters = votes.shape
     # variables: the voter weights, then t; maximise t <=> minimise -t
@@ -85,8 +106,20 @@ def _max_min_margin(
         raise RuntimeError(f"linprog failed on a feasible, bounded program: {result.message}")
     lows, highs = np.array(limits).T
     weights = np.clip(result.x[:n_voters], lows, highs)
-    margin = float((votes @ weights).min()) if n_others else 1.0
-    return weights, margin
+    return weights, votes @ weights
+
+
+def _wins(margins: np.ndarray, margin: str) -> bool:
+    """Whether the margins against the other systems make a winner (``margin`` = weak or strict)."""
+    if not margins.size:
+        return True
+    smallest = float(margins.min())
+    return smallest > MARGIN_TOLERANCE if margin == "strict" else smallest >= -MARGIN_TOLERANCE
+
+
+def _tied(profile: Profile, system: int, margins: np.ndarray) -> tuple[str, ...]:
+    others = [name for index, name in enumerate(profile.systems) if index != system]
+    return tuple(others[k] for k in np.flatnonzero(np.abs(margins) <= MARGIN_TOLERANCE))
 
 
 def _system_index(profile: Profile, system: str) -> int:
@@ -101,30 +134,41 @@ def condorcet_weights(
     ballots: pl.DataFrame,
     system: str,
     bounds: Mapping[str, tuple[float, float]] | None = None,
-) -> pl.DataFrame | None:
-    """Voter weights under which ``system`` is the strict Condorcet winner, or None if none exist.
+    margin: str = "weak",
+) -> CondorcetWeighting | None:
+    """Voter weights under which ``system`` is the Condorcet winner, or None if none exist.
 
     ``bounds`` maps voters to ``(low, high)`` limits on their weight (default
-    ``(0, 1)``).  Returns a ``voter, weight`` table (weights >= 0 summing to 1,
-    the ones maximising the smallest winning margin) that can replace the
-    ballots' weight column.
+    ``(0, 1)``).  ``margin="weak"`` (default, Rofin et al. 2023, Eq. 2): no
+    other system beats ``system``; ``"strict"``: it beats every other system.
+    The weights returned maximise the smallest winning margin.
     """
+    check_choice("condorcet_weights", "margin", margin, MARGINS)
     profile = build_profile(ballots)
     index = _system_index(profile, system)
-    weights, margin = _max_min_margin(profile, index, _weight_bounds(profile, bounds))
-    if margin <= MARGIN_TOLERANCE:
+    weights, margins = _max_min_margin(profile, index, _weight_bounds(profile, bounds))
+    if not _wins(margins, margin):
         return None
-    return pl.DataFrame({"voter": list(profile.voters), "weight": weights})
+    return CondorcetWeighting(
+        weights=pl.DataFrame({"voter": list(profile.voters), "weight": weights}),
+        tied=_tied(profile, index, margins),
+    )
 
 
 def prospective_winners(
-    ballots: pl.DataFrame, bounds: Mapping[str, tuple[float, float]] | None = None
-) -> list[str]:
-    """The systems that some admissible voter weights make the strict Condorcet winner."""
+    ballots: pl.DataFrame, bounds: Mapping[str, tuple[float, float]] | None = None, margin: str = "weak"
+) -> pl.DataFrame:
+    """The systems that some admissible voter weights make the Condorcet winner (``margin`` as above).
+
+    One row per such system (``system``, and ``tied``: the systems that tie it
+    under the weights :func:`condorcet_weights` returns), in name order.
+    """
+    check_choice("prospective_winners", "margin", margin, MARGINS)
     profile = build_profile(ballots)
     limits = _weight_bounds(profile, bounds)
-    return [
-        system
-        for index, system in enumerate(profile.systems)
-        if _max_min_margin(profile, index, limits)[1] > MARGIN_TOLERANCE
-    ]
+    rows = []
+    for index, system in enumerate(profile.systems):  # one linear program per system
+        _, margins = _max_min_margin(profile, index, limits)
+        if _wins(margins, margin):
+            rows.append((system, list(_tied(profile, index, margins))))
+    return pl.DataFrame(rows, schema={"system": pl.String, "tied": pl.List(pl.String)}, orient="row")

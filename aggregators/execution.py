@@ -54,26 +54,33 @@ def run(
     across: str | None = None,
     across_params: Mapping[str, Any] | None = None,
     params: Mapping[str, Any] | None = None,
+    unscored: str | None = None,
 ) -> RankingResult:
     """Rank the systems of ``ballots`` with method ``name``; see the module docstring.
 
     ``params`` go to ``name``.  In a two-step run the second step uses
     ``across`` (default: the same method) with ``across_params`` (default: the
-    same parameters when ``across`` is the same method, else its defaults).
+    same parameters when ``across`` is the same method, else its defaults),
+    and ``unscored`` says whether a group ranks the systems it did not score
+    (``"impute"``) or leaves them out (``"drop"``); the default is the
+    method's (:func:`aggregators.two_step.unscored_rule`).
     """
     params = dict(params or {})
     info = method_info(name)
     check_parameters(info, params)
-    if across is not None and not two_step:
-        raise InvalidParameterError(
-            f"method {name!r}: parameter 'across' only applies with two_step=True, got across={across!r}"
-        )
+    for option, value in (("across", across), ("unscored", unscored)):
+        if value is not None and not two_step:
+            raise InvalidParameterError(
+                f"method {name!r}: parameter {option!r} only applies with two_step=True, got {option}={value!r}"
+            )
     profile = build_profile(ballots)
     second = (across or name) if two_step else None
     if second is None:
         scored_systems, result = profile.systems, score_profile(name, profile, params)
     else:
-        second_profile, result = score_two_step(name, profile, params, across=second, across_params=across_params)
+        second_profile, result = score_two_step(
+            name, profile, params, across=second, across_params=across_params, unscored=unscored
+        )
         scored_systems = second_profile.systems
     return RankingResult(
         ranking=ranking_table(scored_systems, result.scores),
@@ -93,6 +100,7 @@ def aggregate(
     *,
     two_step: bool = False,
     across: str | None = None,
+    unscored: str | None = None,
     **params: Any,
 ) -> pl.DataFrame:
     """Rank ``ballots`` with method ``name``: the contract's entry point.
@@ -102,7 +110,7 @@ def aggregate(
     ``system, score, rank, tied`` sorted by rank then system.  Use :func:`run`
     for the result with its provenance and notes.
     """
-    return run(name, ballots, two_step=two_step, across=across, params=params).ranking
+    return run(name, ballots, two_step=two_step, across=across, params=params, unscored=unscored).ranking
 
 
 def finish_partitioned(

@@ -10,9 +10,14 @@ benchmarking", NeurIPS).  Each voter counts with its weight:
 * geometric_mean: ``exp(sum_v w_v log s_v / sum_v w_v)``
 * harmonic_mean: ``sum_v w_v / sum_v (w_v / s_v)``
 
-The geometric and harmonic means are only defined for positive scores; a
-score <= 0 raises :class:`NonPositiveScoresError` rather than being replaced
-by a tiny value, which would decide the ranking by an arbitrary constant.
+The geometric and harmonic means are only defined for positive scores.
+Voters of weight 0 (diagnostics such as GLUE's AX) do not count and are left
+out before the check.  What happens to a score <= 0 on a counted voter is the
+explicit parameter ``nonpositive``: ``"refuse"`` (default) raises
+:class:`NonPositiveScoresError`; ``"drop-voter"`` leaves out every voter
+(task) that gives some system a score <= 0 and says which in the notes.  A
+score is never replaced by a tiny value or shifted by a constant, which would
+decide the ranking by an arbitrary number.
 
 The arithmetic mean's partition form (one- and two-level, over the voters
 that scored every system) finishes with :func:`mean_of_sums`, the function
@@ -24,28 +29,51 @@ from __future__ import annotations
 import numpy as np
 
 from aggregators.errors import NonPositiveScoresError
+from aggregators.parameters import check_choice
 from aggregators.partition_forms import complete_voters_form
 from aggregators.positions import weighted_totals
 from aggregators.profile import Profile
-from aggregators.registry import register
+from aggregators.registry import Scored, register
 
 PROPERTIES = ("anonymous", "neutral", "unanimity", "monotone")
+NONPOSITIVE = ("refuse", "drop-voter")
 CITATION = (
     "Rofin et al. (2023), Vote'n'Rank: Revision of Benchmarking with Social Choice Theory, EACL; "
     "Colombo et al. (2022), What are the best systems? New perspectives on NLP benchmarking, NeurIPS"
 )
 
 
-def _require_positive(profile: Profile, method: str) -> None:
-    bad = np.argwhere(profile.scores <= 0)
-    if len(bad):
+def _positive_voters(profile: Profile, method: str, nonpositive: str) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """The scores and weights of the counted voters with positive scores, and notes on who was left out.
+
+    Voters of weight 0 never count; a counted voter with a score <= 0 is
+    refused or dropped as ``nonpositive`` says.
+    """
+    check_choice(method, "nonpositive", nonpositive, NONPOSITIVE)
+    counted = profile.weights > 0
+    bad = np.argwhere((profile.scores <= 0) & counted[:, None])
+    if len(bad) and nonpositive == "refuse":
         v, s = bad[0]
         raise NonPositiveScoresError(
             f"method {method!r} needs positive scores but voter {profile.voters[v]!r} gives system "
-            f"{profile.systems[s]!r} the score {float(profile.scores[v, s])} ({len(bad)} scores are <= 0); "
-            f"use 'mean', or shift the scores explicitly (for example add a constant to that voter's "
-            f"scores) so that every score is positive"
+            f"{profile.systems[s]!r} the score {float(profile.scores[v, s])} ({len(bad)} scores of counted voters "
+            f"are <= 0); use 'mean', pass nonpositive='drop-voter' to leave such voters out, or shift the "
+            f"scores explicitly (for example add a constant to that voter's scores) so that every score is positive"
         )
+    dropped = np.unique(bad[:, 0])
+    keep = counted.copy()
+    keep[dropped] = False
+    if not keep.any():
+        raise NonPositiveScoresError(
+            f"method {method!r}: every counted voter gives some system a score <= 0, so none is left; use 'mean'"
+        )
+    notes = (
+        (f"nonpositive='drop-voter': left out voter(s) {', '.join(profile.voters[v] for v in dropped)} "
+         f"with a score <= 0",)
+        if dropped.size
+        else ()
+    )
+    return profile.scores[keep], profile.weights[keep], notes
 
 
 def mean_of_sums(weighted_sums: np.ndarray, weight: np.ndarray | float) -> np.ndarray:
@@ -71,14 +99,14 @@ def mean(profile: Profile) -> np.ndarray:
 
 
 @register("geometric_mean", view="scores", handles_missing=False, citation=CITATION, properties=PROPERTIES)
-def geometric_mean(profile: Profile) -> np.ndarray:
-    """Weighted geometric mean of each system's scores (positive scores only)."""
-    _require_positive(profile, "geometric_mean")
-    return np.exp(_weighted_mean(profile, np.log(profile.scores)))
+def geometric_mean(profile: Profile, *, nonpositive: str = "refuse") -> Scored:
+    """Weighted geometric mean of each system's scores (positive scores of counted voters; see ``nonpositive``)."""
+    scores, weights, notes = _positive_voters(profile, "geometric_mean", nonpositive)
+    return Scored(np.exp(mean_of_sums(weighted_totals(weights, np.log(scores)), weights.sum())), notes)
 
 
 @register("harmonic_mean", view="scores", handles_missing=False, citation=CITATION, properties=PROPERTIES)
-def harmonic_mean(profile: Profile) -> np.ndarray:
-    """Weighted harmonic mean of each system's scores (positive scores only)."""
-    _require_positive(profile, "harmonic_mean")
-    return 1.0 / _weighted_mean(profile, 1.0 / profile.scores)
+def harmonic_mean(profile: Profile, *, nonpositive: str = "refuse") -> Scored:
+    """Weighted harmonic mean of each system's scores (positive scores of counted voters; see ``nonpositive``)."""
+    scores, weights, notes = _positive_voters(profile, "harmonic_mean", nonpositive)
+    return Scored(1.0 / mean_of_sums(weighted_totals(weights, 1.0 / scores), weights.sum()), notes)

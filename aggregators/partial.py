@@ -28,7 +28,8 @@ class Voters:
 
     ``systems`` is the benchmark's full list (the same in every partition),
     ``weights[v]`` the voter's weight and ``groups[v]`` the index of its group
-    in ``group_names``.
+    in ``group_names``; ``group_weights[g]`` is group ``g``'s weight in a
+    two-step run (None: every group weighs the same).
     """
 
     systems: tuple[str, ...]
@@ -36,6 +37,7 @@ class Voters:
     weights: np.ndarray
     groups: np.ndarray
     group_names: tuple[str, ...]
+    group_weights: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ the group's total weight and its number of complete voters.  The one-level
 finish applies ``within`` to the sums over all groups; the two-level finish
 applies it per group, then ranks the groups with the same method through
 :func:`aggregators.two_step.across_groups`, each group weighing
-:func:`aggregators.two_step.group_weight` — the same second step as a
-whole-table two-step run.
+:func:`aggregators.two_step.group_weight` of its complete voters' weight and
+its explicit group weight — the same second step as a whole-table two-step run.
 """
 
 from __future__ import annotations
@@ -70,7 +70,9 @@ def complete_voters_form(
             by_group={
                 "sum": group_totals(w[:, None] * per_voter(full), groups, n_groups)[kept],
                 "weight": np.bincount(groups, weights=w, minlength=n_groups)[kept],
-                "voters": counts[kept],
+                "group_weight": (
+                    np.ones(n_groups) if voters.group_weights is None else np.asarray(voters.group_weights, dtype=float)
+                )[kept],
             },
         )
 
@@ -81,7 +83,7 @@ def complete_voters_form(
             return Scored(within(sums.sum(axis=0), weights.sum()))
         with np.errstate(invalid="ignore", divide="ignore"):  # a group of weight 0 has no mean: missing
             group_scores = within(sums, weights[:, None])
-        weight = group_weight(weights, partial.per_group("voters"))
+        weight = group_weight(weights, partial.per_group("group_weight"))
         _, result = across_groups(method, partial.systems, partial.group_names, group_scores, weight, params)
         return result
 

@@ -1,7 +1,7 @@
 """Ballots in, a dense profile out: the one validation boundary of the aggregators.
 
 The public contract takes a long ``polars.DataFrame`` of ballots
-(``voter, system, score[, weight][, group]``, score oriented higher-is-better,
+(``voter, system, score[, weight][, group][, group_weight]``, score oriented higher-is-better,
 null = missing).  Methods work on the dense :class:`Profile` built here: a
 voters x systems float matrix with NaN for missing cells, systems sorted by
 name and voters sorted by name, so the result never depends on row order.
@@ -19,6 +19,7 @@ from aggregators.schemas import (
     BALLOT_NAME_COLUMNS,
     BALLOT_NUMERIC_COLUMNS,
     GROUP,
+    GROUP_WEIGHT,
     SCORE,
     SYSTEM,
     VOTER,
@@ -33,7 +34,8 @@ class Profile:
     ``scores[v, s]`` is voter ``v``'s score of system ``s`` (higher is better),
     NaN where the voter did not score the system.  ``weights[v]`` is the
     voter's weight and ``groups[v]`` the group it belongs to ("" when the
-    ballots had no group column).
+    ballots had no group column).  ``group_weights[v]`` is the weight of
+    voter ``v``'s group in a two-step run (None: every group weighs the same).
     """
 
     systems: tuple[str, ...]
@@ -41,6 +43,7 @@ class Profile:
     scores: np.ndarray
     weights: np.ndarray
     groups: tuple[str, ...]
+    group_weights: np.ndarray | None = None
 
     @property
     def observed(self) -> np.ndarray:
@@ -175,12 +178,35 @@ def _check_values(
     return weights.astype(float), tuple(group_names.gather(groups).to_list())
 
 
+def _group_weights(ballots: pl.DataFrame, v: np.ndarray, n_voters: int) -> np.ndarray | None:
+    """Each voter's group weight (the optional ``group_weight`` column), constant within a group."""
+    if GROUP_WEIGHT not in ballots.columns:
+        return None
+    bad = ballots.filter(
+        pl.col(GROUP_WEIGHT).is_null() | ~pl.col(GROUP_WEIGHT).cast(pl.Float64).is_finite() | (pl.col(GROUP_WEIGHT) < 0)
+    ).head(1)
+    if bad.height:
+        raise InvalidBallotsError(
+            f"group {bad[GROUP][0]!r} has group_weight {bad[GROUP_WEIGHT][0]}; group weights must be finite and >= 0"
+        )
+    varying = ballots.group_by(GROUP).agg(pl.col(GROUP_WEIGHT).n_unique().alias("n")).filter(pl.col("n") > 1)
+    if varying.height:
+        raise InvalidBallotsError(
+            f"group {varying.sort(GROUP)[GROUP][0]!r} has more than one group_weight; a group's weight is a "
+            f"property of the group and must be the same on all its rows"
+        )
+    weights = np.empty(n_voters)
+    weights[v] = ballots.get_column(GROUP_WEIGHT).cast(pl.Float64).to_numpy()
+    return weights
+
+
 def build_profile(ballots: pl.DataFrame) -> Profile:
     """Validate ``ballots`` and return their dense :class:`Profile`.
 
     Raises :class:`InvalidBallotsError` for missing columns, wrong dtypes,
     null names, duplicated (voter, system) pairs, non-finite scores and
-    negative, null or non-finite weights, or weights that are all 0.
+    negative, null or non-finite weights, or weights that are all 0, and
+    group weights that are negative, non-finite or differ within a group.
     """
     ballots = _check_columns(ballots)
     voters, v = _codes(ballots.get_column(VOTER))
@@ -194,4 +220,5 @@ def build_profile(ballots: pl.DataFrame) -> Profile:
         scores=matrix,
         weights=weights,
         groups=groups,
+        group_weights=_group_weights(ballots, v, voters.len()),
     )

@@ -48,6 +48,20 @@ def tie_classes(scores: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def snap_ties(scores: np.ndarray) -> np.ndarray:
+    """``scores`` with every tie class of :func:`tie_classes` set to its highest value (NaN stays NaN).
+
+    What a score passes on when it feeds another computation (a two-step
+    run's second step): scores the tie rule calls equal become exactly equal,
+    so float noise cannot break the tie later.
+    """
+    scores = np.asarray(scores, dtype=float)
+    ranks = tie_classes(scores)
+    top = np.full(scores.size + 1, -np.inf)
+    np.maximum.at(top, ranks, np.where(np.isnan(scores), -np.inf, scores))
+    return np.where(np.isnan(scores), np.nan, top[ranks])
+
+
 def ranking_table(systems: Sequence[str], scores: np.ndarray) -> pl.DataFrame:
     """The contract's ranking table for ``systems`` scored by ``scores``."""
     scores = np.asarray(scores, dtype=float)

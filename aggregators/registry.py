@@ -43,6 +43,7 @@ METHOD_MODULES = (
     "means",
     "median",
     "minimax",
+    "optimality_gap",
     "plurality",
     "threshold",
     "trueskill_rating",
@@ -116,6 +117,9 @@ class MethodInfo:
     # function here, so bootstrap can refit on resampled counts without profiles.
     from_counts: Callable[..., np.ndarray | Scored] | None = None
     partition: PartitionForm | None = None
+    # In a two-step run, rank every system inside every group, imputing the ones the group did not
+    # score (the missing-scores paper's two-level Borda), instead of leaving them out of that group.
+    imputes_in_groups: bool = False
 
 
 class Registry(MutableMapping[str, MethodInfo]):
@@ -181,6 +185,7 @@ def register(
     from_counts: Callable[..., np.ndarray | Scored] | None = None,
     partition: PartitionForm | None = None,
     handles_weights: bool = True,
+    imputes_in_groups: bool = False,
 ) -> Callable[[Callable[..., np.ndarray | Scored]], Callable[..., np.ndarray | Scored]]:
     """Register ``function`` under ``name`` with its metadata.
 
@@ -190,6 +195,8 @@ def register(
     depend on the ballots only through :class:`aggregators.pairwise.PairCounts`,
     computes the same scores from counts (with leading batch axes allowed).
     ``partition`` is the method's partition-wise form (:class:`PartitionForm`).
+    ``imputes_in_groups``: a two-step run ranks every system in every group
+    by default (see :mod:`aggregators.two_step`).
     ``properties`` are promises for the default parameters (some, such as
     Baldwin's Condorcet consistency, only hold for some parameter values;
     the method's docstring says which).
@@ -225,6 +232,7 @@ def register(
                 from_counts=from_counts,
                 partition=partition,
                 handles_weights=handles_weights,
+                imputes_in_groups=imputes_in_groups,
             )
         )
         return function

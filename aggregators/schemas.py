@@ -6,10 +6,11 @@ importing this module must not load the methods (scipy and all).
 
 import polars as pl
 
-# The ballots contract: one row per (voter, system); weight and group are optional.
+# The ballots contract: one row per (voter, system); weight, group and group_weight are optional.
 VOTER, SYSTEM, SCORE, WEIGHT, GROUP = "voter", "system", "score", "weight", "group"
+GROUP_WEIGHT = "group_weight"  # a group's weight in a two-step run (default: every group the same)
 BALLOT_NAME_COLUMNS = (VOTER, SYSTEM)  # String, never null
-BALLOT_NUMERIC_COLUMNS = (SCORE, WEIGHT)
+BALLOT_NUMERIC_COLUMNS = (SCORE, WEIGHT, GROUP_WEIGHT)
 
 # The ranking contract: what every method returns.
 RANKING_SCHEMA: dict[str, pl.DataType] = {

@@ -1,10 +1,13 @@
-"""Reproduce the papers' agreement and robustness figures on the real data of a warehouse; print Markdown.
+"""Every published number we can reproduce beside ours, with "match" or the cause; print Markdown.
 
-    python benchmarks/reproduce_papers.py [--home DIR] [--repetitions 100] [--seed 0] > tables.md
+    python -m benchmarks.reproduce_papers [--home DIR] [--repetitions 100] [--seed 0] > tables.md
 
-Needs a warehouse built by ``scorehouse run`` (the bundled dumps).  The
-published missing-score curves are read from the bundled copies of the
-MissingDataRanking repository's ``task_level_correlations/*.json``.
+The comparisons that the bundled Vote'n'Rank scrapes and the pairformance
+example reproduce need nothing else (:mod:`benchmarks.published_bundled`).
+With ``--home``, a warehouse holding the bundled dumps (``scorehouse ingest
+data/bundled``) adds the comparisons on the other leaderboards: mean against
+Borda (Colombo et al. 2022, Table 2) and the missing-score curves (Himmi et
+al. 2023, read from the bundled ``task_level_correlations/*.json``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from aggregators import AggregationError, build_profile, kendall_tau, top_k_agre
 from aggregators.disagreement import disagreement  # noqa: E402
 from aggregators.robustness import method_scores, summarise  # noqa: E402
 from aggregators.robustness_missing import missing_scores  # noqa: E402
+from benchmarks.published_bundled import report  # noqa: E402
 from transforms.ballots import ballots  # noqa: E402
 from transforms.rank_plan import complete_ballots  # noqa: E402
 from warehouse.catalog import connect, query_frame  # noqa: E402
@@ -32,13 +36,21 @@ from warehouse.storage import Warehouse  # noqa: E402
 PUBLISHED = Path(__file__).resolve().parents[1] / "data/bundled/MissingDataRanking/task_level_correlations"
 SHOWN_ETAS = (1, 2, 4, 8, 12, 16, 18)  # indices into the published grid of 20 rates
 VOTE_N_RANK = ["borda", "copeland", "minimax", "plurality", "dowdall", "threshold", "baldwin"]
+# "What are the best systems?" (Colombo et al. 2022), Table 2: Kendall tau between the mean and Borda.
+PUBLISHED_TAU = {"glue-2022": 0.92, "superglue-2022": 0.91, "xtreme": 0.82}
 
 
-def profile_of(warehouse: Warehouse, benchmark: str, complete: bool, systems: list[str] | None = None):
+def profile_of(
+    warehouse: Warehouse, benchmark: str, complete: bool, systems: list[str] | None = None, unit_weights: bool = False
+):
+    """The benchmark's task-level profile; ``unit_weights``: every column a voter of weight 1, the own
+    average and the diagnostics included (our reading of what the reference code of Colombo et al. read)."""
     scores, metrics = benchmark_scores(warehouse, benchmark, "task")
     if systems is not None:
         scores = scores.filter(pl.col("system").is_in(systems))
-    frame = ballots(scores, metrics, level="task").collect()
+    frame = ballots(scores, metrics, level="task", include_unranked=unit_weights).collect()
+    if unit_weights:
+        frame = frame.with_columns(weight=pl.lit(1.0), group_weight=pl.lit(1.0))
     return build_profile(complete_ballots(frame, "task")[0] if complete else frame)
 
 
@@ -53,13 +65,17 @@ def systems_of_file(warehouse: Warehouse, name: str) -> list[str]:
 
 
 def agreement_table(warehouse: Warehouse) -> list[str]:
-    lines = ["| benchmark | systems | top-1 | top-3 | top-10 | Kendall tau |", "|---|---|---|---|---|---|"]
+    lines = ["| benchmark | protocol | systems | top-1 | top-3 | top-10 | Kendall tau | published tau |",
+             "|---|---|---|---|---|---|---|---|"]
     for benchmark in ("glue", "glue-2022", "superglue", "superglue-2022", "xtreme"):
-        profile = profile_of(warehouse, benchmark, complete=True)
-        mean = dict(zip(profile.systems, method_scores("mean", profile, {})))
-        borda = dict(zip(profile.systems, method_scores("borda", profile, {})))
-        tops = [f"{top_k_agreement(mean, borda, k):.2f}" if k <= len(mean) else "-" for k in (1, 3, 10)]
-        lines.append(f"| {benchmark} | {len(mean)} | {' | '.join(tops)} | {kendall_tau(mean, borda):.3f} |")
+        for protocol, unit in (("ours", False), ("unit weights, every column", True)):
+            profile = profile_of(warehouse, benchmark, complete=True, unit_weights=unit)
+            mean = dict(zip(profile.systems, method_scores("mean", profile, {})))
+            borda = dict(zip(profile.systems, method_scores("borda", profile, {})))
+            tops = [f"{top_k_agreement(mean, borda, k):.2f}" if k <= len(mean) else "-" for k in (1, 3, 10)]
+            published = PUBLISHED_TAU.get(benchmark)
+            lines.append(f"| {benchmark} | {protocol} | {len(mean)} | {' | '.join(tops)} | {kendall_tau(mean, borda):.3f} "
+                         f"| {'-' if published is None else published} |")
     return lines
 
 
@@ -111,12 +127,15 @@ def vote_n_rank_table(warehouse: Warehouse) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--home")
+    parser.add_argument("--home", help="a warehouse holding the bundled dumps; without it only the bundled comparisons")
     parser.add_argument("--repetitions", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    print("\n".join(report()))
+    if args.home is None:
+        return
     warehouse = Warehouse(args.home)
-    print("### Mean versus Borda (top-k agreement and Kendall tau)\n")
+    print("\n### Mean versus Borda (top-k agreement and Kendall tau; Colombo et al. 2022, Table 2)\n")
     print("\n".join(agreement_table(warehouse)))
     print("\n### Robustness to missing scores (mean Kendall tau to the complete-data ranking)\n")
     print("\n".join(missing_table(warehouse, args.repetitions, args.seed)))

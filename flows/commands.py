@@ -10,6 +10,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import polars as pl
 
 from flows.console import print_analyses, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
 
@@ -76,6 +80,19 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def nested_as_json(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with its list, array and struct columns as JSON text: CSV has no nested values."""
+    import polars as pl
+
+    nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
+    return frame.with_columns(
+        pl.when(pl.col(name).is_not_null())
+        .then(pl.struct(pl.col(name).alias("v")).struct.json_encode().str.strip_prefix('{"v":').str.strip_suffix("}"))
+        .alias(name)
+        for name in nested
+    )
+
+
 def cmd_sql(args: argparse.Namespace) -> int:
     from warehouse.catalog import connect, query_frame
     from warehouse.storage import Warehouse
@@ -88,6 +105,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     if args.format == "table":
         print_frame(frame, max_rows=args.max_rows)
     elif args.format == "csv":
+        frame = nested_as_json(frame)
         text = frame.write_csv(args.output) if args.output else frame.write_csv()
         if text is not None:
             sys.stdout.write(text)

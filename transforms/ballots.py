@@ -52,7 +52,7 @@ def ballots(
     level: str,
     include_unranked: bool = False,
 ) -> pl.LazyFrame:
-    """The contract's ballots (``voter, system, score, weight, group``) of the given scores.
+    """The contract's ballots (``voter, system, score, weight, group, group_weight``) of the given scores.
 
     ``scores`` should hold one benchmark (several benchmarks are allowed, and
     their voters are then kept apart by the benchmark name in the voter).
@@ -64,6 +64,7 @@ def ballots(
         score=pl.col("oriented"),
         weight=pl.col("weight"),
         group=voter_group(level),
+        group_weight=pl.col("group_weight"),
     )
 
 

@@ -2,10 +2,11 @@
 
 A rule names a ``benchmark``, ``task`` and ``metric`` by glob pattern (``*``,
 ``?``, ``[...]`` as in :mod:`fnmatch`) and says how to read what it matches:
-``higher_is_better``, ``is_ranked``, ``weight`` and ``group`` (empty = the
-task).  Rules are tried in order and the first match wins, so user overrides
-are simply put before the bundled defaults (whose last rule is the catch-all:
-higher is better, ranked, weight 1).
+``higher_is_better``, ``is_ranked``, ``weight``, ``group`` (empty = the
+task) and, optionally, ``group_weight`` (the group's weight in two-step runs;
+empty or absent = 1, every group the same).  Rules are tried in order and the
+first match wins, so user overrides are simply put before the bundled
+defaults (whose last rule is the catch-all: higher is better, ranked, weight 1).
 
 :func:`resolve_metrics` gives every (benchmark, task, metric) a row with every
 field filled; the catalog stores that table (``metrics.parquet``, the
@@ -24,6 +25,7 @@ import polars as pl
 from warehouse.schema import METRIC_RULES, METRICS, conform
 
 KEY = ("benchmark", "task", "metric")
+OPTIONAL_RULE_COLUMNS = ("note", "group_weight")
 
 
 class MetricRulesError(ValueError):
@@ -121,6 +123,17 @@ def _rule_error(source: str, bad: pl.DataFrame, column: str, allowed: str) -> Me
     )
 
 
+def _group_weights(rules: pl.DataFrame, source: str) -> pl.DataFrame:
+    """``rules`` with the optional ``group_weight`` column as numbers (empty = null, filled with 1 on resolve)."""
+    allowed = "a number >= 0 or empty (1: every group weighs the same)"
+    value = pl.col("group_weight").cast(pl.String).str.strip_chars()
+    number = pl.when(value == "").then(None).otherwise(value).cast(pl.Float64, strict=False)
+    bad = rules.with_row_index("row").filter((number.is_null() & value.is_not_null() & (value != "")) | (number < 0))
+    if bad.height:
+        raise _rule_error(source, bad, "group_weight", allowed)
+    return rules.with_columns(number.alias("group_weight"))
+
+
 def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:
     """Rules conformed to :data:`METRIC_RULES`, or :class:`MetricRulesError` saying what is wrong.
 
@@ -128,11 +141,10 @@ def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:
     (the file's own line when ``rules`` has a ``line`` column, as read by
     :func:`warehouse.storage.read_metric_rules`), the column and the allowed values.
     """
-    absent = [c for c in METRIC_RULES if c not in rules.columns and c != "note"]
+    absent = [c for c in METRIC_RULES if c not in rules.columns and c not in OPTIONAL_RULE_COLUMNS]
     if absent:
         raise MetricRulesError(f"{source}: metric rules lack the column(s) {absent}")
-    if "note" not in rules.columns:
-        rules = rules.with_columns(note=pl.lit(None, dtype=pl.String))
+    rules = rules.with_columns(pl.lit(None, dtype=pl.String).alias(c) for c in OPTIONAL_RULE_COLUMNS if c not in rules.columns)
     for flag in ("higher_is_better", "is_ranked"):
         if rules.schema[flag] == pl.String:
             text = rules.get_column(flag).str.strip_chars().str.to_lowercase()
@@ -145,6 +157,7 @@ def check_rules(rules: pl.DataFrame, source: str) -> pl.DataFrame:
         bad = rules.with_row_index("row").filter(weight.cast(pl.Float64, strict=False).is_null() & (weight != ""))
         if bad.height:
             raise _rule_error(source, bad, "weight", "a number (0 keeps it out of rankings)")
+    rules = _group_weights(rules, source)
     lines = rules.select("line") if "line" in rules.columns else pl.DataFrame()
     try:
         rules = conform(rules.with_columns(pl.col("group").cast(pl.String)), METRIC_RULES)
@@ -185,6 +198,7 @@ def resolve_metrics(keys: pl.DataFrame, rules: pl.DataFrame) -> pl.DataFrame:
     resolved = resolved.with_columns(
         group=pl.when(pl.col("group").is_null() | (pl.col("group") == ""))
         .then(pl.col("task"))
-        .otherwise(pl.col("group"))
+        .otherwise(pl.col("group")),
+        group_weight=pl.col("group_weight").fill_null(1.0),
     )
     return conform(resolved, METRICS).sort(KEY)

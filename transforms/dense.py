@@ -40,13 +40,17 @@ class DensePartitionError(ValueError):
 
 @dataclass(frozen=True)
 class DensePartition:
-    """``scores[v, s]`` (NaN = missing), ``weights[v]``, ``groups[v]`` (index into ``group_names``)."""
+    """``scores[v, s]`` (NaN = missing), ``weights[v]``, ``groups[v]`` (index into ``group_names``).
+
+    ``group_weights[g]`` is group ``g``'s weight in two-step runs (the catalog's ``group_weight``).
+    """
 
     systems: tuple[str, ...]
     scores: np.ndarray
     weights: np.ndarray
     groups: np.ndarray
     group_names: tuple[str, ...]
+    group_weights: np.ndarray
 
 
 def _codes(table: pa.Table, columns: Sequence[str]) -> list[tuple[list[str], np.ndarray]]:
@@ -148,4 +152,5 @@ def dense_partition(scores: pa.Table, metrics: pl.DataFrame, systems: Sequence[s
         weights=weight[present // n_instances],
         groups=present // n_instances,
         group_names=tuple(group_names),
+        group_weights=catalog.get_column("group_weight").fill_null(1.0).to_numpy().astype(float),
     )

@@ -173,7 +173,7 @@ def view_statements(warehouse: Warehouse) -> list[str]:
         f"CREATE VIEW metrics AS {relation('metrics.parquet', home, METRICS)}",
         # Scores joined to their catalog entry and oriented higher-is-better: what ranks are taken on.
         f"""CREATE VIEW oriented_scores AS
-            SELECT s.*, m.higher_is_better, m.is_ranked, m.weight, {_voter_group_sql()} AS "group",
+            SELECT s.*, m.higher_is_better, m.is_ranked, m.weight, {_voter_group_sql()} AS "group", m.group_weight,
                    CASE WHEN m.higher_is_better THEN s.score ELSE -s.score END AS oriented
             FROM scores AS s JOIN metrics AS m USING (benchmark, task, metric)""",
         _rank_view("task_ranks", "task"),

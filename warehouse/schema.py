@@ -73,6 +73,7 @@ METRICS: dict[str, pl.DataType] = {
     "is_ranked": pl.Boolean(),
     "weight": pl.Float64(),
     "group": pl.String(),
+    "group_weight": pl.Float64(),  # the group's weight in two-step runs (default 1: every group the same)
 }
 
 # Rules that resolve into METRICS rows: the same columns, where benchmark, task

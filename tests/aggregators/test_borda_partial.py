@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from aggregators import InvalidBallotsError, aggregate, build_profile, pairwise_probabilities
+from aggregators import InvalidBallotsError, InvalidParameterError, aggregate, build_profile, pairwise_probabilities
 from aggregators.ranking import tie_classes
 from tests.aggregators.strategies_missing import (
     complete_profiles,
@@ -174,3 +174,59 @@ def test_xtreme_missing_pairs_computed_by_hand():
     # Cls both unseen: 1/2; SP 66.9 > 65.6: 1; QA Anonymous5 unseen above XLM (r=13 of 13): 13/14; SR 18.0 < 44.7: 0
     assert probabilities[anon5, xlm] == pytest.approx((1 / 2 + 1 + 13 / 14 + 0) / 4)
     assert informative[anon5, xlm] == 2
+
+
+def paper_two_level(scores: np.ndarray, weights: np.ndarray, group_of: list[int]) -> np.ndarray:
+    """Himmi et al.'s two-level Borda by enumeration: every system ranked in every task, then Borda.
+
+    Level 1: each task's expected Borda points over all systems (compatible
+    complete rankings enumerated).  Level 2: each task's Borda points of that
+    ranking (ties share: strictly worse systems + half the tied ones), mean
+    over the tasks whose voters weigh something, every task the same.
+    """
+    totals = []
+    for g in sorted(set(group_of)):
+        rows = [v for v, h in enumerate(group_of) if h == g]
+        if weights[rows].sum() == 0:
+            continue
+        _, points = enumerate_compatible(scores[rows], weights[rows])
+        points = np.round(points, 9)  # enumeration sums are exact up to float noise; the tie rule removes it
+        below = (points[:, None] > points[None, :]).sum(axis=1)
+        tied = (points[:, None] == points[None, :]).sum(axis=1) - 1
+        totals.append(below + 0.5 * tied)
+    return np.mean(totals, axis=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(partial_profiles(max_systems=5, max_voters=5), st.data())
+def test_two_level_ranks_every_system_in_every_task_as_in_the_paper(profile, data):
+    scores, weights = profile
+    group_of = data.draw(st.lists(st.integers(0, 2), min_size=len(weights), max_size=len(weights)))
+    ballots = to_ballots(scores, weights).with_columns(
+        group=pl.col("voter").replace_strict(dict(zip(sorted(set(to_ballots(scores, weights)["voter"])),
+                                                      [f"task{g}" for g in group_of])))
+    )
+    got = aggregate("borda_partial", ballots, two_step=True)
+    expected = paper_two_level(scores, weights, group_of)
+    systems = system_names(scores.shape[1])
+    np.testing.assert_allclose([dict(zip(got["system"], got["score"]))[s] for s in systems], expected, atol=1e-9)
+    assert ranks_of(got, systems) == tie_classes(expected).tolist()
+
+
+def test_two_level_can_leave_unscored_systems_out_of_a_task():
+    # task A scores a > b, not c; task B scores c > a > b.
+    ballots = pl.DataFrame(
+        {"voter": ["A", "A", "B", "B", "B"], "system": ["a", "b", "c", "a", "b"], "score": [2.0, 1.0, 3.0, 2.0, 1.0],
+         "group": ["A", "A", "B", "B", "B"]}
+    )
+    # "impute" (the paper): A's expected points a 5/3, c 1, b 1/3 (c above a with probability 1/3), so A
+    # ranks a > c > b (Borda 2, 1, 0); B ranks c > a > b (2, 1, 0); level 2 averages the two
+    imputed = dict(aggregate("borda_partial", ballots, two_step=True).select("system", "score").iter_rows())
+    assert imputed == pytest.approx({"a": 1.5, "b": 0.0, "c": 1.5})
+    # "drop": A ranks a > b only and level 2 imputes c into A's ballot: a 5/3, b 1/3, c 1 from A
+    dropped = dict(aggregate("borda_partial", ballots, two_step=True, unscored="drop").select("system", "score").iter_rows())
+    assert dropped == pytest.approx({"a": (5 / 3 + 1) / 2, "b": (1 / 3 + 0) / 2, "c": (1 + 2) / 2})
+    with pytest.raises(InvalidParameterError, match="unscored='impute' needs a method that handles missing"):
+        aggregate("borda", ballots.drop_nulls(), two_step=True, unscored="impute")
+    with pytest.raises(InvalidParameterError, match="only applies with two_step=True"):
+        aggregate("borda_partial", ballots, unscored="drop")

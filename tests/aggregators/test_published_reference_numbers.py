@@ -6,32 +6,18 @@ reusing"), obtained by running the Vote'n'Rank code; the leaderboards drop syste
 missing cell, as that code's ``dropna`` does.
 """
 
-from pathlib import Path
-
 import polars as pl
 import pytest
 
-from aggregators import aggregate, run
-from transforms.ballots import ballots
-from transforms.catalog import check_rules, resolve_metrics
+from aggregators import aggregate, condorcet_weights, prospective_winners, run
+from benchmarks.published_bundled import PUBLISHED_VALUE_NAMES, TABLES, bundled_leaderboard
 from transforms.parsers import parse_file
-from transforms.rank_plan import complete_ballots
-from transforms.validate import validate_rows
 
-REPO = Path(__file__).resolve().parents[2]
-TABLES = REPO / "data" / "bundled" / "vote_and_rank" / "tables"
-RULES = REPO / "warehouse" / "defaults" / "metric_rules.csv"
 
 
 def leaderboard(name: str, top: int | None = None) -> pl.DataFrame:
     """Complete task-level ballots of a bundled Vote'n'Rank leaderboard (first ``top`` rows)."""
-    _, parsed = parse_file(TABLES / name)
-    rows = parsed.rows if top is None else parsed.rows.filter(pl.col("line") <= top + 1)
-    scores = validate_rows(rows, file=name, load_id="test").scores
-    rules = check_rules(pl.read_csv(RULES, infer_schema=False), str(RULES))
-    table = ballots(scores, resolve_metrics(scores, rules), level="task").collect()
-    complete, _ = complete_ballots(table, "task")  # the rank flow's rule: Vote'n'Rank's dropna
-    return complete
+    return bundled_leaderboard(name, top, complete=True)  # the rank flow's rule: Vote'n'Rank's dropna
 
 
 def top(ranking: pl.DataFrame, n: int) -> list[tuple[str, float]]:
@@ -82,3 +68,58 @@ def test_value_without_the_human_row():
     assert top(aggregate("mean", table), 1) == [("craig.starr (ensemble) Kakao Brain", 62.87)]
     assert top(aggregate("borda", table, ties="max"), 3) == [
         ("craig.starr (ensemble) Kakao Brain", 53.0), ("DuKG Baidu & KG", 39.0), ("HERO (AT->ST, PT+FT) VALUE baseline", 30.0)]
+
+
+def test_glue_two_step_mean_with_equal_task_weights_is_the_official_glue_score():
+    """GLUE's own score: the mean over tasks of each task's mean metric, MNLI-m/mm counting as one task.
+
+    Every task weighs the same (the default) and the bundled catalog gives
+    MNLI's two test sets ``group_weight`` 0.5 each; the leaderboard's cells are
+    rounded to 0.1, so the average may differ from its published rounding by
+    up to 0.1.
+    """
+    _, parsed = parse_file(TABLES / "leaderboards - GLUE.csv")
+    official = parsed.rows.filter(pl.col("task") == "Score").select("system", pl.col("value").cast(pl.Float64))
+    table = leaderboard("leaderboards - GLUE.csv")
+    assert set(table.filter(pl.col("group").str.starts_with("MNLI-"))["group_weight"]) == {0.5}
+    ours = aggregate("mean", table, two_step=True).join(official, on="system")
+    assert ours.height == 97
+    assert (ours["score"] - ours["value"]).abs().max() <= 0.1 + 1e-9
+
+
+# Vote'n'Rank, case study 2 ("CS2 - Condorcet Search.ipynb" of PragmaticsLab/vote_and_rank): the
+# prospective systems, those some task weights make a weak Condorcet winner (Eq. 2, G_m w >= 0).
+PROSPECTIVE = {
+    "GLUE": (["ERNIE", "StructBERT + CLEVER", "DeBERTa / TuringNLRv4", "DeBERTa + CLEVER", "MacALBERT + DKM",
+              "ALBERT + DAAF + NAS", "T5", "MT-DNN-SMART", "GLUE Human Baselines"], 88),
+    "SuperGLUE": (["ERNIE 3.0", "T5 + UDG, Single Model (Google Brain)", "DeBERTa / TuringNLRv4",
+                   "SuperGLUE Human Baselines", "T5", "AILabs Team, Transformers", "ADAPET (ALBERT) - few-shot",
+                   "Most Frequent Class", "CBoW", "WARP (ALBERT-XXL-V2) - Few-Shot (32 Examples)"], 12),
+    "VALUE": (["craig.starr", "DuKG", "HERO 1"], 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROSPECTIVE))
+def test_prospective_systems_are_the_papers(name):
+    table = leaderboard(f"leaderboards - {name}.csv")
+    systems, n_other = PROSPECTIVE[name]
+    found = prospective_winners(table)["system"].to_list()
+    assert sorted(found) == sorted(PUBLISHED_VALUE_NAMES.get(s, s) for s in systems)
+    assert table.get_column("system").n_unique() - len(found) == n_other
+
+
+def test_strict_condorcet_weights_find_fewer_prospective_systems():
+    # a strict win is more than the paper asks: 8/89, 6/16, 3/3 instead of 9/88, 10/12, 3/3
+    counts = [prospective_winners(leaderboard(f"leaderboards - {n}.csv"), margin="strict").height
+              for n in ("GLUE", "SuperGLUE", "VALUE")]
+    assert counts == [8, 6, 3]
+
+
+def test_t5_wins_superglue_weakly_with_boolq_and_multirc_em_at_half_each():
+    table = leaderboard("leaderboards - SuperGLUE.csv")
+    chosen = {"BoolQ | acc": 0.5, "MultiRC | EM": 0.5}
+    bounds = {v: (chosen.get(v, 0.0),) * 2 for v in table.get_column("voter").unique()}
+    found = condorcet_weights(table, "T5", bounds=bounds)
+    assert found is not None
+    assert set(found.tied) == {"DeBERTa / TuringNLRv4", "T5 + UDG, Single Model (Google Brain)"}
+    assert condorcet_weights(table, "T5", bounds=bounds, margin="strict") is None

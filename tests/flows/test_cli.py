@@ -21,6 +21,12 @@ def test_ingest_exit_codes_and_sql_formats(tmp_path, capsys):
         {"benchmark": "superglue", "systems": 24}, {"benchmark": "value", "systems": 7}]
     assert main(["--home", home, "sql", query, "--format", "parquet", "--output", str(tmp_path / "q.parquet")]) == 0
     assert pl.read_parquet(tmp_path / "q.parquet").rows() == [("superglue", 24), ("value", 7)]
+    nested = "SELECT ['a', 'b'] AS notes, [] :: VARCHAR[] AS none, {'k': 1} AS record, NULL :: VARCHAR[] AS missing"
+    assert main(["--home", home, "sql", nested, "--format", "csv", "--output", str(tmp_path / "n.csv")]) == 0
+    row = pl.read_csv(tmp_path / "n.csv").row(0)
+    assert [json.loads(v) for v in row[:3]] == [["a", "b"], [], {"k": 1}] and row[3] is None
+    assert main(["--home", home, "sql", nested, "--format", "json", "--output", str(tmp_path / "n.json")]) == 0
+    assert json.loads((tmp_path / "n.json").read_text())[0]["notes"] == ["a", "b"]
     assert main(["--home", str(tmp_path / "nowhere"), "sql", "SELECT 1"]) == 2
     assert "ingest" in capsys.readouterr().err
 

@@ -71,7 +71,7 @@ def test_sql_oriented_scores_are_the_polars_ballots(warehouse, benchmark, level)
     with connect(warehouse) as con:
         theirs = query_frame(
             con,
-            f"""SELECT {voter} AS voter, system, oriented AS score, weight, "group"
+            f"""SELECT {voter} AS voter, system, oriented AS score, weight, "group", group_weight
                 FROM oriented_scores WHERE benchmark = ? AND level = ? AND is_ranked""",
             [benchmark, level],
         )

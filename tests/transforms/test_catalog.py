@@ -38,10 +38,26 @@ def test_first_matching_rule_wins_and_group_defaults_to_the_task():
         ("glue", "*", "*", "false", "false", "9", "", "never reached"),
     ))
     assert catalog.rows() == [
-        ("glue", "CoLA", "MCC", True, True, 1.0, "CoLA"),
-        ("glue", "MRPC", "F1", True, True, 0.5, "MRPC"),
-        ("wmt20", "de-en", "TER@newstestB2020", False, True, 1.0, "de-en"),
+        ("glue", "CoLA", "MCC", True, True, 1.0, "CoLA", 1.0),
+        ("glue", "MRPC", "F1", True, True, 0.5, "MRPC", 1.0),
+        ("wmt20", "de-en", "TER@newstestB2020", False, True, 1.0, "de-en", 1.0),
     ]
+
+
+def test_group_weight_is_optional_and_defaults_to_one():
+    keys = pl.DataFrame({"benchmark": ["glue", "glue"], "task": ["MNLI-m", "CoLA"], "metric": ["acc", "MCC"]})
+    table = pl.DataFrame(
+        [("glue", "MNLI-*", "*", "true", "true", "1", "MNLI", "0.5", "one task in two halves"),
+         ("*", "*", "*", "true", "true", "1", "", "", "catch-all")],
+        schema=["benchmark", "task", "metric", "higher_is_better", "is_ranked", "weight", "group", "group_weight", "note"],
+        orient="row",
+    )
+    catalog = resolve_metrics(keys, check_rules(table, "test rules"))
+    assert catalog.select("task", "group", "group_weight").rows() == [("CoLA", "CoLA", 1.0), ("MNLI-m", "MNLI", 0.5)]
+    with pytest.raises(MetricRulesError, match="data line 1: group_weight must be a number >= 0"):
+        check_rules(table.with_columns(group_weight=pl.lit("-1")), "test rules")
+    with pytest.raises(MetricRulesError, match="data line 1: group_weight must be a number >= 0"):
+        check_rules(table.with_columns(group_weight=pl.lit("heavy")), "test rules")
 
 
 def test_a_key_no_rule_matches_is_named():
