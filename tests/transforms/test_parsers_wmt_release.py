@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from transforms.parsers import detect_format, parse_file

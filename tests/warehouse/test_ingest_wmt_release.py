@@ -3,7 +3,6 @@ ingested in one command: nothing that holds scores is rejected, and a segment is
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 from flows.ingest import ingest_flow

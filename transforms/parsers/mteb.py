@@ -40,15 +40,12 @@ chosen revision is the load's ``file_name``.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-import polars as pl
-
 from transforms.parsers import register_format
 from transforms.parsers.base import Format, NotScoresError, Parsed, ParseError, rows_frame
-from transforms.parsers.text import read_text
+from transforms.parsers.json_dump import JsonNumber, load_json
 
 BENCHMARK = "mteb"
 HEADLINE = "main_score"
@@ -64,10 +61,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read_result(path: Path) -> dict:
-    try:
-        doc = json.loads(read_text(path))
-    except json.JSONDecodeError as err:
-        raise ParseError(path, f"not valid JSON ({err.msg}, column {err.colno})", err.lineno) from None
+    doc = load_json(path, what="an MTEB result")[1]
     if not isinstance(doc, dict) or "mteb_version" not in doc:
         raise ParseError(path, "not an MTEB result: no top-level mteb_version")
     return doc
@@ -81,8 +75,8 @@ def version_key(version: object) -> tuple[int, ...]:
 def preference(path: Path) -> tuple:
     """The sort key of a revision folder's copy of a result: greater is preferred (module docstring)."""
     try:
-        version = version_key(json.loads(read_text(path)).get("mteb_version"))
-    except (json.JSONDecodeError, ParseError, AttributeError):
+        version = version_key(read_result(path).get("mteb_version"))
+    except ParseError:  # an unreadable copy is never preferred; its own parse says what is wrong
         version = ()
     return (path.parent.name != EXTERNAL, version, path.parent.name)
 
@@ -94,16 +88,14 @@ def chosen_copy(path: Path) -> Path:
 
 
 def flatten(value: object, name: str) -> list[tuple[str, str | None]]:
-    """Numeric leaves of ``value`` as (dotted name, text); text and booleans are not scores."""
+    """Numeric leaves of ``value`` as (dotted name, the number as published); text and booleans are not scores."""
     if isinstance(value, dict):
         return [cell for key, inner in value.items() for cell in flatten(inner, f"{name}.{key}")]
     if isinstance(value, list):
         return [cell for i, inner in enumerate(value) for cell in flatten(inner, f"{name}[{i}]")]
     if value is None:
         return [(name, None)]
-    if isinstance(value, bool) or isinstance(value, str):
-        return []
-    return [(name, repr(value) if isinstance(value, float) else str(value))]
+    return [(name, str(value))] if isinstance(value, JsonNumber) else []
 
 
 def subsets_of(doc: dict) -> tuple[str, dict[str, list[dict]], dict]:
@@ -149,7 +141,7 @@ def cells(task: str, splits: dict[str, list[dict]], header: dict) -> tuple[list[
                     continue  # a name; or the headline below, which is this subset's main_score
                 out.extend((own, metric, value) for metric, value in flatten(inner, key))
     headline = [e.get(HEADLINE) for e in splits.get(main, []) if e.get("hf_subset") is not None]
-    numbers = [v for v in headline if isinstance(v, int | float) and not isinstance(v, bool)]
+    numbers = [float(v) for v in headline if isinstance(v, JsonNumber)]
     has_headline = bool(headline) and len(numbers) == len(headline)
     if has_headline:
         out.append((task, HEADLINE, repr(float(sum(numbers) / len(numbers)))))
@@ -198,22 +190,14 @@ def sniff_model_meta(path: Path, head: bytes) -> bool:
 
 
 def parse_model_meta(path: Path, benchmark: str | None) -> Parsed:
-    doc = read_result_meta(path)
+    doc = load_json(path, what="an MTEB model_meta.json")[1]
+    if not isinstance(doc, dict):
+        raise ParseError(path, "MTEB model_meta.json is not a JSON object")
     raise NotScoresError(
         path,
         f"MTEB model metadata of {doc.get('name')!r} (revision {doc.get('revision')}: size, release date, "
         "languages), not scores",
     )
-
-
-def read_result_meta(path: Path) -> dict:
-    try:
-        doc = json.loads(read_text(path))
-    except json.JSONDecodeError as err:
-        raise ParseError(path, f"not valid JSON ({err.msg}, column {err.colno})", err.lineno) from None
-    if not isinstance(doc, dict):
-        raise ParseError(path, "MTEB model_meta.json is not a JSON object")
-    return doc
 
 
 register_format(
