@@ -92,7 +92,8 @@ def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path]]:
 
 def source_name(path: Path, fmt: Format) -> str:
     """The file as a source: its name, with its folder for formats that take names from it."""
-    return f"{path.parent.name}/{path.name}" if fmt.folder_named else path.name
+    folder = fmt.folder(path)
+    return path.name if folder is None else f"{folder}/{path.name}"
 
 
 def parse_and_validate(

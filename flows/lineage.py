@@ -43,7 +43,7 @@ def load_id_of(
 
 def folder_of(path: Path, fmt: Format) -> str | None:
     """The folder name that is part of a load's identity, for formats that take names from it."""
-    return path.parent.name if fmt.folder_named else None
+    return fmt.folder(path)
 
 
 def ingested_version(

@@ -129,7 +129,7 @@ class Warehouse:
         original = Path(file_name)
         scratch = Path(tempfile.mkdtemp(prefix=".reparse-", dir=self.home))
         try:
-            staged = scratch / original.parent.name / original.name
+            staged = scratch.joinpath(*original.parent.parts[-2:], original.name)  # formats read up to 2 folders
             staged.parent.mkdir(parents=True, exist_ok=True)
             staged.symlink_to(self.raw_path(sha))
             yield staged

@@ -117,7 +117,7 @@ def test_benchmark_from_folder_or_argument(tmp_path: Path):
     assert rows.select("benchmark", "task", "metric").row(0) == ("wmt19", "de-en:mytest", "M")
 
 
-def test_inconsistent_segment_order_is_refused(tmp_path: Path):
+def test_segments_listed_in_another_order_are_the_same_segments(tmp_path: Path):
     path = tmp_path / "x.seg.score"
     path.write_text(
         "M\tde-en\tnewstest2020\tnewstest2020\tA\td1\t1\t0.1\n"
@@ -125,8 +125,10 @@ def test_inconsistent_segment_order_is_refused(tmp_path: Path):
         "M\tde-en\tnewstest2020\tnewstest2020\tB\td1\t2\t0.3\n"
         "M\tde-en\tnewstest2020\tnewstest2020\tB\td1\t1\t0.4\n"
     )
-    with pytest.raises(ParseError, match="segment 1 of de-en"):
-        parse_wmt(path, None)
+    # SEGMENT names the segment, not its line: B's second line is segment 1.
+    parsed = parse_wmt(path, None)
+    assert parsed.rows.get_column("instance").to_list() == ["1", "2", "2", "1"]
+    assert parsed.problems == ()
 
 
 def test_da_segment_file():

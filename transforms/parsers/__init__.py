@@ -104,6 +104,7 @@ from transforms.parsers import (  # noqa: E402,F401
     leaderboard_value,
     leaderboard_votenrank,
     leaderboard_wide,
+    mteb,
     non_scores,
     pickles,
     tac_resp_pyr,

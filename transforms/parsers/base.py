@@ -72,15 +72,20 @@ class Format:
     description: str
     parser_version: int
     needs_trust: bool = False  # True for formats whose loading executes code (pickles)
-    # True for formats whose rows take a name from the file's folder (a COCO team folder holds
-    # "scores.txt"): the warehouse then tells same-named or byte-identical files of two folders apart.
-    folder_named: bool = False
+    # How many enclosing folders name the file's rows (a COCO team folder holds "scores.txt": 1; an MTEB
+    # result is <model>/<revision>/<Task>.json: 2): the warehouse then tells same-named or
+    # byte-identical files of two folders apart.
+    folder_levels: int = 0
 
     def __post_init__(self) -> None:
         if type(self.parser_version) is not int or self.parser_version < 1:
             raise ValueError(
                 f"format {self.name!r}: parser_version must be an integer >= 1, got {self.parser_version!r}"
             )
+
+    def folder(self, path: Path) -> str | None:
+        """The folders that are part of ``path``'s identity as a source (``folder_levels`` of them)."""
+        return "/".join(path.parent.parts[-self.folder_levels:]) if self.folder_levels else None
 
 
 def rows_frame(

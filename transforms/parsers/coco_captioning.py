@@ -29,7 +29,7 @@ JSON, its only source.  Two val2014 quirks:
   same folder, the system is ``<team>:<label>``, so a ranking never credits
   one system with another's scores.
 
-Both formats are ``folder_named``: every team's file is called ``scores.txt``
+Both formats are folder-named (``folder_levels=1``): every team's file is called ``scores.txt``
 and two teams can hold byte-identical eval files (``junhua.mao`` and
 ``mRNN_share.JMao`` on val2014), so the warehouse keys these loads by folder too.
 """
@@ -144,7 +144,7 @@ SCORES_FORMAT = register_format(
         sniff=sniff_scores,
         parse=parse_scores,
         description="COCO 2015 captioning team scores.txt ('METRIC<Test5|Test40>: value', system-level)",
-        folder_named=True,
+        folder_levels=1,
     )
 )
 EVAL_FORMAT = register_format(
@@ -154,6 +154,6 @@ EVAL_FORMAT = register_format(
         sniff=sniff_eval,
         parse=parse_eval,
         description="COCO 2015 captioning captions_<split>_<submission>_eval.json ({metric: value}); val2014 only",
-        folder_named=True,
+        folder_levels=1,
     )
 )

@@ -13,7 +13,10 @@ any of them raises :class:`ParseError` with that reason (see
 - MissingDataRanking experiment outputs ``task_level_correlations/*.json`` and
   ``instance_level_correlations/**/*.json`` (Himmi et al. 2023): Kendall tau
   between rankings before and after removing scores, i.e. results computed
-  from a score file, not scores.
+  from a score file, not scores;
+- WMT DA ``adwilcox-<lp>.csv``: the matrix of Wilcoxon rank-sum p-values
+  between every two systems' human scores (a significance test of the
+  scores in ``ad-sys-scores-<lp>.csv``, not scores of systems).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ DOCS = "see docs/raw-sources.md"
 COCO_METADATA = re.compile(rb"^\s*(- )?elapsedTime:\s*[\d.]+\s*\n\s*exitCode:\s*-?\d+\s*$")
 NAME_LIST = re.compile(rb"^([^\s/\\:,;]+\n)*[^\s/\\:,;]+\n?$")
 CAPTION_JUDGMENTS = re.compile(rb'^\s*\{\s*"[^"\\]*"\s*:\s*\{\s*"(refs|cand|score)"\s*:')
+WILCOXON_NAME = re.compile(r"^adwilcox-[a-z]+\.csv$")
 EXPERIMENT_OUTPUT = re.compile(rb'^\s*\{\s*"file"\s*:\s*"(?P<file>[^"\\]*)"\s*,\s*"(seed|sample)"\s*:')
 
 
@@ -53,6 +57,15 @@ def is_caption_judgments(path: Path, head: bytes) -> bool:
 
 def is_experiment_output(path: Path, head: bytes) -> bool:
     return bool(EXPERIMENT_OUTPUT.match(head)) and b'"etas"' in head
+
+
+def is_wilcoxon_matrix(path: Path, head: bytes) -> bool:
+    """A square table whose header names the systems of its rows (the header line starts with a blank)."""
+    if not WILCOXON_NAME.match(path.name):
+        return False
+    lines = head.decode("utf-8", "replace").split("\n")
+    systems = lines[0].split()
+    return lines[0].startswith(" ") and len(lines) > 1 and lines[1].split()[:1] == systems[:1]
 
 
 def coco_metadata(path: Path) -> str:
@@ -95,12 +108,21 @@ def experiment_output(path: Path) -> str:
     )
 
 
+def wilcoxon_matrix(path: Path) -> str:
+    systems = read_text(path).split("\n", 1)[0].split()
+    return (
+        f"WMT DA significance tests: Wilcoxon rank-sum p-values between every two of {len(systems)} systems, "
+        "not scores; the human scores are ad-sys-scores-<lp>.csv and ad-seg-scores-<lp>.csv"
+    )
+
+
 # (recogniser, explanation) per kind of file; the recognisers exclude one another.
 KINDS: tuple[tuple[Callable[[Path, bytes], bool], Callable[[Path], str]], ...] = (
     (is_coco_metadata, coco_metadata),
     (is_folder_list, folder_list),
     (is_caption_judgments, caption_judgments),
     (is_experiment_output, experiment_output),
+    (is_wilcoxon_matrix, wilcoxon_matrix),
 )
 
 
@@ -125,6 +147,6 @@ FORMAT = register_format(
         sniff=sniff,
         parse=parse,
         description="files known to hold no scores of systems (COCO metadata and id.txt, flickr.json, "
-        "MissingDataRanking correlation outputs): rejected with the reason",
+        "MissingDataRanking correlation outputs, WMT DA Wilcoxon p-values): skipped with the reason",
     )
 )

@@ -1,10 +1,13 @@
-"""WMT Metrics Shared Task score files (``*.seg.score``, ``*.sys.score``, gzip or plain).
+"""WMT Metrics Shared Task score files (``*.seg.score``, ``*.doc.score``, ``*.sys.score``, gzip or plain).
 
 The native format of the WMT metrics task (Mathur et al., "Results of the
 WMT20 Metrics Shared Task", WMT 2020): tab-separated, no header,
 
 - system level:  ``METRIC LP TESTSET REFERENCE SYSTEM SCORE``
+- document level: ``METRIC LP TESTSET REFERENCE SYSTEM DOCUMENT SCORE``
 - segment level: ``METRIC LP TESTSET REFERENCE SYSTEM DOCUMENT SEGMENT SCORE``
+
+The number of fields decides the level, whatever the file is called.
 
 Naming (chosen so that voters are what the task scores):
 
@@ -18,15 +21,16 @@ Naming (chosen so that voters are what the task scores):
   (``chrF@newstestB2020``), so that a system scored against two references is
   two voters, not a duplicate; system- and segment-level rows of one metric
   share (task, metric) and differ only in ``instance``;
-- ``instance`` (segment level only) = the segment's 1-based position in the
-  test set, i.e. its rank in file order within (LP, test set, reference,
-  system).  ``SEGMENT`` restarts at 1 in every ``DOCUMENT``; the global
-  position is what the WMT20 DA files call ``SID`` for into-English pairs, so
-  metric and human scores of a segment share the instance id (verified on
+- ``instance`` at segment level = the segment's identity in the test set, its
+  1-based position, which is what the WMT20 DA files call ``SID`` (verified on
   de-en, ru-en and zh-en: the per-system-centred correlation of chrF with DA
-  is 0.18-0.22 when aligned this way and about 0 when shifted by one).  The
-  parser checks that the position names the same (DOCUMENT, SEGMENT) for every
-  system and reference, and refuses the file otherwise.
+  is 0.18-0.22 when aligned this way and about 0 when shifted by one), so the
+  same segment scored by different metrics is one instance however each file
+  numbers it (:mod:`transforms.parsers.wmt_segments`);
+- document level: the documents are instances of their own task,
+  ``<task>/doc`` (``de-en/doc``), instance = ``DOCUMENT``: rankable at instance
+  level like segments, never mixed with them in one voter group, and joined
+  with the document-level human scores (``metrics-ad-doc-scores-<lp>.csv``).
 """
 
 from __future__ import annotations
@@ -39,10 +43,15 @@ import polars as pl
 from transforms.parsers import register_format
 from transforms.parsers.base import Format, Parsed, ParseError
 from transforms.parsers.text import read_text, split_lines
+from transforms.parsers.wmt_segments import segment_instances
 
 SYSTEM_COLUMNS = ["METRIC", "LP", "TESTSET", "REFERENCE", "SYSTEM", "SCORE"]
 SEGMENT_COLUMNS = ["METRIC", "LP", "TESTSET", "REFERENCE", "SYSTEM", "DOCUMENT", "SEGMENT", "SCORE"]
-NAME = re.compile(r"\.(seg|sys)\.score(\.gz)?$")
+DOCUMENT_COLUMNS = ["METRIC", "LP", "TESTSET", "REFERENCE", "SYSTEM", "DOCUMENT", "SCORE"]
+WIDTHS = {len(c): c for c in (SYSTEM_COLUMNS, DOCUMENT_COLUMNS, SEGMENT_COLUMNS)}
+NAME = re.compile(r"\.(seg|doc|sys)\.score(\.gz)?$")
+# The task of document-level scores: the documents are the instances of their own task.
+DOCUMENT_TASK = "{}/doc"
 WMT_FOLDER = re.compile(r"wmt(\d\d)(?!\d)", re.IGNORECASE)
 YEAR = re.compile(r"(20\d\d)$")
 
@@ -94,29 +103,7 @@ def sniff(path: Path, head: bytes) -> bool:
     if not NAME.search(path.name):
         return False
     first = head.split(b"\n", 1)[0].rstrip(b"\r")
-    return first.count(b"\t") + 1 in (len(SYSTEM_COLUMNS), len(SEGMENT_COLUMNS))
-
-
-def segment_positions(path: Path, frame: pl.DataFrame) -> pl.DataFrame:
-    """Add ``position``: the segment's 1-based place in its test set (file order)."""
-    group = ["LP", "TESTSET", "REFERENCE", "SYSTEM", "METRIC"]
-    frame = frame.with_columns(position=pl.int_range(1, pl.len() + 1).over(group))
-    clash = (
-        frame.group_by("LP", "TESTSET", "position")
-        .agg(pl.struct("DOCUMENT", "SEGMENT").n_unique().alias("names"), pl.col("line").min())
-        .filter(pl.col("names") > 1)
-        .sort("line")
-    )
-    if clash.height:
-        row = clash.row(0, named=True)
-        raise ParseError(
-            path,
-            f"segment {row['position']} of {row['LP']} {row['TESTSET']} is a different (DOCUMENT, SEGMENT) "
-            "for different systems or references, so segments cannot be numbered by their place in the "
-            "test set; list every system's segments in the same order",
-            row["line"],
-        )
-    return frame
+    return first.count(b"\t") + 1 in WIDTHS
 
 
 def parse(path: Path, benchmark: str | None) -> Parsed:
@@ -125,19 +112,26 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     if first is None:
         raise ParseError(path, "empty file: no score lines")
     width = first.rstrip("\r").count("\t") + 1
-    if width not in (len(SYSTEM_COLUMNS), len(SEGMENT_COLUMNS)):
+    if width not in WIDTHS:
         raise ParseError(
-            path, f"{width} tab-separated fields; a WMT score line has 6 (system level) or 8 (segment level)", 1
+            path,
+            f"{width} tab-separated fields; a WMT score line has 6 (system level), 7 (document level) "
+            "or 8 (segment level)",
+            1,
         )
-    segments = width == len(SEGMENT_COLUMNS)
-    frame = split_lines(path, text, separator="\t", columns=SEGMENT_COLUMNS if segments else SYSTEM_COLUMNS)
+    frame = split_lines(path, text, separator="\t", columns=WIDTHS[width])
     testsets = frame.get_column("TESTSET").unique().sort().to_list()
     benchmark = choose_benchmark(path, benchmark, testsets)
     task, metric = task_and_metric(benchmark, "LP", "TESTSET", "METRIC", "REFERENCE")
     instance = pl.lit(None, dtype=pl.String)
-    if segments:
-        frame = segment_positions(path, frame)
-        instance = pl.col("position").cast(pl.String)
+    problems = []
+    if width == len(SEGMENT_COLUMNS):
+        frame, noticed = segment_instances(frame)
+        problems.extend(noticed)
+        instance = pl.col("instance")
+    elif width == len(DOCUMENT_COLUMNS):
+        task = pl.format(DOCUMENT_TASK, task).alias("task")
+        instance = pl.col("DOCUMENT")
     rows = frame.select(
         benchmark=pl.lit(benchmark),
         task=task,
@@ -147,7 +141,6 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
         value=pl.when(pl.col("SCORE") == "").then(None).otherwise(pl.col("SCORE")),
         line=pl.col("line"),
     )
-    problems = []
     alternative = frame.filter(pl.col("REFERENCE") != pl.col("TESTSET")).get_column("REFERENCE").unique().sort()
     if alternative.len():
         problems.append(
@@ -160,9 +153,9 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 register_format(
     Format(
         name="wmt-scores",
-        parser_version=1,
+        parser_version=2,
         sniff=sniff,
         parse=parse,
-        description="WMT metrics-task *.seg.score / *.sys.score (tab-separated, gzip or plain)",
+        description="WMT metrics-task *.seg.score / *.doc.score / *.sys.score (tab-separated, gzip or plain)",
     )
 )

@@ -1,0 +1,211 @@
+"""MTEB result files: ``results/<org>__<model>/<revision>/<TaskName>.json``.
+
+The public MTEB results repository (Muennighoff et al., "MTEB: Massive Text
+Embedding Benchmark", EACL 2023; embeddings-benchmark/results) in both of its
+result-file formats:
+
+- current (mteb >= 1.11): ``{"task_name", "mteb_version", "evaluation_time",
+  "scores": {SPLIT: [{"hf_subset", "languages", "main_score", <metric>: value}]}}``;
+- early (mteb 1.0-1.10): ``{"mteb_dataset_name", "mteb_version", SPLIT:
+  {<metric>: value, "evaluation_time"}}``, or ``SPLIT: {SUBSET: {<metric>: value}}``.
+
+Both are read into the same (split, subset, metric, value) cells, so the same
+quantity has the same voter whichever format holds it.  Naming (benchmark
+``mteb`` unless ``--benchmark``; system = the model folder, ``org__model`` read
+``org/model``):
+
+- the **evaluation split** is ``test`` if the file has it, else ``validation``,
+  else ``dev``, else the first split of the file;
+- the task's **headline** is task = ``TaskName``, metric = ``main_score``: the mean
+  of ``main_score`` over the subsets of the evaluation split (as the official
+  leaderboard averages them).  It is the only ranked voter of the task;
+- every subset's own fields (``main_score`` included) are kept unranked under
+  task ``TaskName/<subset>``, or under ``TaskName`` itself when the split has
+  one subset; other splits under ``TaskName@<split>[/<subset>]``, unranked;
+  file-level numbers (``evaluation_time``, ``kg_co2_emissions``) under ``TaskName``;
+- nested objects and lists are flattened into ``field.key`` / ``field[i]``;
+  text (``hf_subset``, ``languages``) is not a score and is left out;
+- an early file without ``main_score`` (mteb 1.0) has no headline: its fields
+  land unranked and the file says so.
+
+**One result per (model, task).**  A model may hold ``<TaskName>.json`` in
+several revision folders (commit hashes, ``no_revision_available``,
+``external``).  The chosen one is, in order: a result the benchmark ran
+(any folder but ``external``, whose results are copied from model cards) over
+one it did not; then the newest ``mteb_version``; then the greater folder
+name.  Every other copy is skipped as superseded (a skip, not an error), so
+the early and the current file of one model and task never both land; the
+chosen revision is the load's ``file_name``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from transforms.parsers import register_format
+from transforms.parsers.base import Format, NotScoresError, Parsed, ParseError, rows_frame
+from transforms.parsers.json_dump import JsonNumber, load_json
+
+BENCHMARK = "mteb"
+HEADLINE = "main_score"
+EXTERNAL = "external"
+SPLIT_PREFERENCE = ("test", "validation", "dev")
+EARLY_HEADER = ("mteb_dataset_name", "mteb_version", "dataset_revision", "evaluation_time", "kg_co2_emissions")
+# task_name comes last in current files, often beyond the sniffed head; "scores" comes early.
+SNIFF = re.compile(rb'"(mteb_dataset_name|scores|task_name)"\s*:')
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    return path.suffix == ".json" and path.name != "model_meta.json" and b'"mteb_version"' in head and bool(SNIFF.search(head))
+
+
+def read_result(path: Path) -> dict:
+    doc = load_json(path, what="an MTEB result")[1]
+    if not isinstance(doc, dict) or "mteb_version" not in doc:
+        raise ParseError(path, "not an MTEB result: no top-level mteb_version")
+    return doc
+
+
+def version_key(version: object) -> tuple[int, ...]:
+    """``1.12.75`` -> (1, 12, 75); ``1.0.3.dev0`` -> (1, 0, 3); none or unreadable -> ()."""
+    return tuple(int(p) for p in re.findall(r"\d+", str(version).split(".dev")[0])) if version else ()
+
+
+def preference(path: Path) -> tuple:
+    """The sort key of a revision folder's copy of a result: greater is preferred (module docstring)."""
+    try:
+        version = version_key(read_result(path).get("mteb_version"))
+    except ParseError:  # an unreadable copy is never preferred; its own parse says what is wrong
+        version = ()
+    return (path.parent.name != EXTERNAL, version, path.parent.name)
+
+
+def chosen_copy(path: Path) -> Path:
+    """The preferred copy of ``path``'s result among its model's revision folders."""
+    copies = [p for p in path.parent.parent.glob(f"*/{path.name}") if p.is_file()]
+    return max([path, *copies], key=preference)
+
+
+def flatten(value: object, name: str) -> list[tuple[str, str | None]]:
+    """Numeric leaves of ``value`` as (dotted name, the number as published); text and booleans are not scores."""
+    if isinstance(value, dict):
+        return [cell for key, inner in value.items() for cell in flatten(inner, f"{name}.{key}")]
+    if isinstance(value, list):
+        return [cell for i, inner in enumerate(value) for cell in flatten(inner, f"{name}[{i}]")]
+    if value is None:
+        return [(name, None)]
+    return [(name, str(value))] if isinstance(value, JsonNumber) else []
+
+
+def subsets_of(doc: dict) -> tuple[str, dict[str, list[dict]], dict]:
+    """(task name, split -> subset entries each with ``hf_subset``, file-level fields) of either format."""
+    if "scores" in doc and isinstance(doc["scores"], dict):
+        splits = {s: [e for e in entries if isinstance(e, dict)] for s, entries in doc["scores"].items()
+                  if isinstance(entries, list)}
+        header = {k: v for k, v in doc.items() if k != "scores"}
+        return str(doc.get("task_name")), splits, header
+    splits = {}
+    header = {k: v for k, v in doc.items() if k in EARLY_HEADER}
+    for split, body in doc.items():
+        if split in EARLY_HEADER or not isinstance(body, dict):
+            continue
+        nested = {k: v for k, v in body.items() if isinstance(v, dict)}
+        if nested:
+            outer = {k: v for k, v in body.items() if not isinstance(v, dict)}
+            splits[split] = [{"hf_subset": k, **v} for k, v in nested.items()]
+            if outer:  # the split's own fields (its evaluation_time): kept with the split
+                splits[split].append({"hf_subset": None, **outer})
+        else:
+            splits[split] = [{"hf_subset": "default", **body}]
+    return str(doc.get("mteb_dataset_name")), splits, header
+
+
+def evaluation_split(splits: dict[str, list[dict]]) -> str | None:
+    return next((s for s in SPLIT_PREFERENCE if s in splits), next(iter(splits), None))
+
+
+def cells(task: str, splits: dict[str, list[dict]], header: dict) -> tuple[list[tuple[str, str, str | None]], bool]:
+    """(task, metric, value) of every kept field, and whether the file has a headline."""
+    main = evaluation_split(splits)
+    out = [(task, metric, value) for key, inner in header.items() if key not in EARLY_HEADER[:3]
+           for metric, value in flatten(inner, key)]
+    for split, entries in splits.items():
+        base = task if split == main else f"{task}@{split}"
+        named = [e for e in entries if e.get("hf_subset") is not None]
+        for entry in entries:
+            subset = entry.get("hf_subset")
+            own = base if subset is None or len(named) == 1 else f"{base}/{subset}"
+            for key, inner in entry.items():
+                if key == "hf_subset" or (key == HEADLINE and own == task):
+                    continue  # a name; or the headline below, which is this subset's main_score
+                out.extend((own, metric, value) for metric, value in flatten(inner, key))
+    headline = [e.get(HEADLINE) for e in splits.get(main, []) if e.get("hf_subset") is not None]
+    numbers = [float(v) for v in headline if isinstance(v, JsonNumber)]
+    has_headline = bool(headline) and len(numbers) == len(headline)
+    if has_headline:
+        out.append((task, HEADLINE, repr(float(sum(numbers) / len(numbers)))))
+    return out, has_headline
+
+
+def parse(path: Path, benchmark: str | None) -> Parsed:
+    doc = read_result(path)
+    chosen = chosen_copy(path)
+    if chosen != path:
+        raise NotScoresError(
+            path,
+            f"superseded copy of this model's {path.stem} result: {chosen.parent.name}/{chosen.name} is the one "
+            "loaded (one result per model and task: a run by the benchmark over an external one, then the newest "
+            "mteb_version, then the greater revision folder)",
+        )
+    task, splits, header = subsets_of(doc)
+    if task == "None":
+        task = path.stem
+    found, has_headline = cells(task, splits, header)
+    if not found:
+        raise ParseError(path, "an MTEB result without any numeric score; is it complete?")
+    system = path.parent.parent.name.replace("__", "/", 1)
+    tasks, metrics, values = (list(c) for c in zip(*found, strict=True))
+    rows = rows_frame(benchmark or BENCHMARK, tasks, metrics, None, [system] * len(found), values, None)
+    problems = [f"revision {path.parent.name} (mteb {doc.get('mteb_version')})"]
+    if not has_headline:
+        problems.append(f"no main_score in the {evaluation_split(splits)!r} split: {task} has no ranked headline")
+    return Parsed(rows, tuple(problems))
+
+
+register_format(
+    Format(
+        name="mteb-results",
+        parser_version=1,
+        sniff=sniff,
+        parse=parse,
+        description="MTEB results/<model>/<revision>/<Task>.json, early and current mteb formats",
+        folder_levels=2,
+    )
+)
+
+
+def sniff_model_meta(path: Path, head: bytes) -> bool:
+    return path.name == "model_meta.json" and b'"name"' in head and b'"revision"' in head
+
+
+def parse_model_meta(path: Path, benchmark: str | None) -> Parsed:
+    doc = load_json(path, what="an MTEB model_meta.json")[1]
+    if not isinstance(doc, dict):
+        raise ParseError(path, "MTEB model_meta.json is not a JSON object")
+    raise NotScoresError(
+        path,
+        f"MTEB model metadata of {doc.get('name')!r} (revision {doc.get('revision')}: size, release date, "
+        "languages), not scores",
+    )
+
+
+register_format(
+    Format(
+        name="mteb-model-meta",
+        parser_version=1,
+        sniff=sniff_model_meta,
+        parse=parse_model_meta,
+        description="MTEB model_meta.json beside the results: recognised and skipped (metadata, not scores)",
+    )
+)
