@@ -25,7 +25,8 @@ from flows.lineage import (
     ReparseError, benchmark_option, folder_of, ingested_version, lineage_notices, load_id_of, stale_loads,
 )
 from flows.runners import map_tasks
-from warehouse.storage import LoadRecord, RawMissingError, Warehouse
+from warehouse.names import check_benchmark_name
+from warehouse.storage import LoadRecord, RawMissingError, Warehouse, partition_names
 
 # Files in a data folder that document it rather than hold scores.
 DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")
@@ -100,6 +101,7 @@ def parse_and_validate(
 ) -> tuple[LoadRecord, Validated, tuple[str, ...]]:
     """Parse ``path`` with ``fmt`` (raises :class:`ParseError`) and validate; ``origin`` is the file it came from."""
     parsed = fmt.parse(path, benchmark)
+    partition_names(parsed.rows)
     validated = validate_rows(parsed.rows, file=origin, load_id=load_id)
     benchmarks = ",".join(sorted(parsed.rows.get_column("benchmark").unique().to_list()))
     record = LoadRecord(
@@ -115,6 +117,25 @@ def parse_and_validate(
         rows_quarantined=validated.quarantine.height,
     )
     return record, validated, parsed.problems
+
+
+def rejected(warehouse: Warehouse, origin: str, sha: str, error: Exception, reparse: bool) -> FileOutcome:
+    """The outcome of a file whose bytes could not be read, detected, parsed or named: recorded, never raised.
+
+    Only this file's bytes were being read, so whatever it raised (a parse error, a Polars
+    cast of a malformed column, a benchmark name that cannot name a partition, an input
+    limit, an unreadable or corrupt stream) is this file's rejection with the reason, and
+    the other files of the run go on.  A file recognised as holding no scores is skipped.
+    """
+    if isinstance(error, NotScoresError):
+        return FileOutcome(origin, "skipped", error=error.message_for(origin), reparsed=reparse)
+    if isinstance(error, ParseError):
+        line, problem, message = error.line, error.problem, error.message_for(origin)
+    else:
+        line, problem = None, f"{type(error).__name__}: {error}"
+        message = f"{origin}: {problem}"
+    warehouse.record_rejected(origin, sha, line, problem)
+    return FileOutcome(origin, "rejected", error=message, reparsed=reparse)
 
 
 @io_task
@@ -140,18 +161,18 @@ def ingest_file(
     sha = warehouse.archive_raw(path)
     try:
         fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
-        folder = folder_of(path, fmt)
-        done = ingested_version(warehouse, sha, fmt, benchmark, folder)
-        if done is not None and (done == fmt.parser_version or not reparse):
-            return FileOutcome(origin, "unchanged", load_id_of(sha, fmt.name, benchmark, folder, done), fmt.name,
-                               parser_version=done)
-        load_id = load_id_of(sha, fmt.name, benchmark, folder, fmt.parser_version)
+    except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
+        return rejected(warehouse, origin, sha, error, reparse)
+    folder = folder_of(path, fmt)
+    done = ingested_version(warehouse, sha, fmt, benchmark, folder)
+    if done is not None and (done == fmt.parser_version or not reparse):
+        return FileOutcome(origin, "unchanged", load_id_of(sha, fmt.name, benchmark, folder, done), fmt.name,
+                           parser_version=done)
+    load_id = load_id_of(sha, fmt.name, benchmark, folder, fmt.parser_version)
+    try:
         record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark, origin)
-    except NotScoresError as error:
-        return FileOutcome(origin, "skipped", error=error.message_for(origin), reparsed=reparse)
-    except ParseError as error:
-        warehouse.record_rejected(origin, sha, error.line, error.problem)
-        return FileOutcome(origin, "rejected", error=error.message_for(origin), reparsed=reparse)
+    except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
+        return rejected(warehouse, origin, sha, error, reparse)
     with warehouse.write_lock():
         warehouse.write_load(record, validated.scores, validated.quarantine)
     warehouse.forget_rejected(sha)
@@ -243,6 +264,8 @@ def ingest_flow(
     the current loads an older parser version made (:func:`reparse_stale`);
     without it the report counts them.
     """
+    if benchmark is not None:
+        check_benchmark_name(benchmark)  # before anything starts: it would name every file's partition
     warehouse = Warehouse(home)
     files, documents = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -34,12 +33,12 @@ from pathlib import Path
 import polars as pl
 
 from warehouse import atomic
+from warehouse.names import check_benchmark_name
 from warehouse.schema import COVERAGE, LOADS, QUARANTINE, REJECTED, SCORES, conform
 from warehouse.sql import loads_relation, query_files
 
 HOME_ENV = "SCOREHOUSE_HOME"
 DEFAULT_HOME = Path("scorehouse-data")
-BENCHMARK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 
 def resolve_home(home: str | Path | None) -> Path:
@@ -142,13 +141,7 @@ class Warehouse:
     def write_load(self, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame) -> None:
         """Write one load's partitions and quarantine, then its manifest (the commit point)."""
         scores = conform(scores, SCORES)
-        names = scores.get_column("benchmark").unique().to_list()
-        for name in names:
-            if not BENCHMARK_NAME.match(name):
-                raise ValueError(
-                    f"benchmark name {name!r} cannot name a partition; use letters, digits and . _ + - "
-                    f"(pass --benchmark to choose one)"
-                )
+        names = partition_names(scores)
         task_rows = scores.get_column("instance").null_count()
         if len(names) == 1 and task_rows in (0, scores.height):  # the usual load: one partition, no split
             level = "task" if task_rows else "instance"
@@ -208,6 +201,11 @@ class Warehouse:
     def forget_rejected(self, sha: str) -> None:
         """A file that now parses (e.g. with --format) is no longer rejected."""
         (self.dir("rejected") / f"{sha}.parquet").unlink(missing_ok=True)
+
+
+def partition_names(scores: pl.DataFrame) -> list[str]:
+    """The benchmarks of ``scores``, each checked to name a partition folder (:mod:`warehouse.names`)."""
+    return [check_benchmark_name(name) for name in scores.get_column("benchmark").unique().to_list()]
 
 
 def coverage_of(leveled: pl.DataFrame) -> pl.DataFrame:

@@ -31,6 +31,7 @@ import polars as pl
 
 from transforms.parsers import register_format
 from transforms.parsers.base import Format, Parsed, ParseError
+from transforms.parsers.input_limits import read_input
 from transforms.parsers.leaderboard_table import decode, missing_to_null, normalized_names
 from warehouse.schema import PARSED_ROWS
 
@@ -80,7 +81,7 @@ def leaf_lines(text: str, keys: list[str]) -> tuple[list[int] | None, list[str]]
 
 
 def parse(path: Path, benchmark: str | None) -> Parsed:
-    text = decode(path, path.read_bytes())
+    text = decode(path, read_input(path))
     try:
         doc = json.loads(text, parse_float=str, parse_int=str, parse_constant=str)
     except json.JSONDecodeError as err:
