@@ -128,12 +128,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Commands that read the catalog without a flow (the flows check it themselves).
+CATALOG_READERS = ("sql", "snapshots", "diff", "export")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from transforms.catalog import MetricRulesError
     from warehouse.catalog import WarehouseMissingError
 
     try:
+        if args.command in CATALOG_READERS:
+            commands.current_catalog(args.home)
         return args.handler(args)
     except (WarehouseMissingError, FileNotFoundError) as error:
         print(f"scorehouse: {error}", file=sys.stderr)

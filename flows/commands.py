@@ -38,10 +38,18 @@ def check_metric_rules(home: str | None) -> None:
     The ingest itself checks them too (:func:`flows.ingest.ingest_files`), for
     callers of the flows; this call only spares the user Prefect's traceback.
     """
-    from flows.common import checked_metric_rules
+    from flows.catalog_state import checked_metric_rules
     from warehouse.storage import Warehouse
 
     checked_metric_rules(Warehouse(home))
+
+
+def current_catalog(home: str | None) -> None:
+    """Rebuild the catalog first when it does not match the committed loads and rules (:mod:`flows.catalog_state`)."""
+    from flows.catalog_state import ensure_current_catalog
+    from warehouse.storage import Warehouse
+
+    ensure_current_catalog(Warehouse(home))
 
 
 def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202

@@ -20,7 +20,8 @@ from prefect import flow
 from transforms.parsers import FORMATS, Format, ParseError, choose_format
 from transforms.parsers.base import NotScoresError
 from transforms.validate import Validated, validate_rows
-from flows.common import checked_metric_rules, io_task, refresh_catalog
+from flows.catalog_state import checked_metric_rules, ensure_current_catalog
+from flows.common import io_task, refresh_catalog
 from flows.lineage import (
     ReparseError, benchmark_option, folder_of, ingested_version, lineage_notices, load_id_of, stale_loads,
 )
@@ -241,9 +242,12 @@ def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]
 
 
 def refresh_catalog_after(warehouse: Warehouse, outcomes: list[FileOutcome]) -> None:
-    """Rebuild the catalog when a file was loaded, or when there is none yet (so queries work after any ingest)."""
+    """Rebuild the catalog when a file was loaded, when there is none yet (so queries work after any ingest),
+    or when it does not match the committed state (a run that died between a commit and its rebuild)."""
     if any(f.status == "loaded" for f in outcomes) or not warehouse.catalog_path.exists():
         refresh_catalog(warehouse)
+    else:
+        ensure_current_catalog(warehouse)
 
 
 @flow(name="ingest", log_prints=False)

@@ -220,11 +220,11 @@ BUNDLED_RULES = Path(__file__).parent / "defaults" / "metric_rules.csv"
 USER_RULES_NAME = "metric_rules.csv"
 
 
-def read_metric_rules(warehouse: Warehouse) -> list[tuple[str, pl.DataFrame]]:
+def metric_rule_files(warehouse: Warehouse) -> list[Path]:
     """The metric rule files in precedence order: the user's (``<home>/metric_rules.csv``), then the bundled defaults."""
-    files = [warehouse.home / USER_RULES_NAME, BUNDLED_RULES]
-    return [
-        (str(f), pl.read_csv(f, infer_schema=False, comment_prefix="#"))
-        for f in files
-        if f.exists()
-    ]
+    return [f for f in (warehouse.home / USER_RULES_NAME, BUNDLED_RULES) if f.exists()]
+
+
+def read_metric_rules(warehouse: Warehouse) -> list[tuple[str, pl.DataFrame]]:
+    """The metric rule files in precedence order (:func:`metric_rule_files`), read."""
+    return [(str(f), pl.read_csv(f, infer_schema=False, comment_prefix="#")) for f in metric_rule_files(warehouse)]
