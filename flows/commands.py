@@ -85,14 +85,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-    from warehouse.catalog import connect, query_frame
+    from warehouse.catalog import RefusedQueryError, user_query
     from warehouse.storage import Warehouse
 
     if args.format == "parquet" and args.output is None:
         print("scorehouse sql: --format parquet needs --output FILE", file=sys.stderr)
         return 2
-    with connect(Warehouse(args.home)) as con:
-        frame = query_frame(con, args.query)
+    try:
+        frame = user_query(Warehouse(args.home), args.query)
+    except RefusedQueryError as error:
+        print(f"scorehouse sql: {error}", file=sys.stderr)
+        return 1
     if args.format == "table":
         print_frame(frame, max_rows=args.max_rows)
     elif args.format == "csv":

@@ -85,6 +85,10 @@ class WarehouseMissingError(FileNotFoundError):
     """There is no catalog at the warehouse home yet: ingest something first."""
 
 
+class RefusedQueryError(ValueError):
+    """A ``scorehouse sql`` input that is not one query, or that reaches outside the warehouse, or fails."""
+
+
 def _rank_view(name: str, level: str) -> str:
     """Per-voter competition ranks (1 = best, ties share the smallest rank, null when missing)."""
     keys = ", ".join(("benchmark", *VOTER_KEYS[level]))
@@ -288,3 +292,42 @@ def connect(warehouse: Warehouse, read_only: bool = True):  # noqa: ANN201 - duc
             f"(or point --home / $SCOREHOUSE_HOME at an existing warehouse)"
         )
     return duckdb.connect(str(warehouse.catalog_path), read_only=read_only)
+
+
+def user_query(warehouse: Warehouse, sql: str) -> pl.DataFrame:
+    """Run one user query (``scorehouse sql``) on the catalog, unable to write or to read outside the home.
+
+    Allowed: exactly one statement, and it must be a query (SELECT, WITH … SELECT, FROM …,
+    DESCRIBE, SHOW, SUMMARIZE, VALUES).  The connection is read-only; once it is open,
+    DuckDB's ``enable_external_access`` is turned off with the home as the only
+    ``allowed_directories`` (the views read the warehouse's Parquet files, and nothing
+    else may be read: ``read_text('/etc/passwd')`` is refused), and ``lock_configuration``
+    refuses any ``SET`` that would undo it.  ``COPY``, ``EXPORT DATABASE``, ``ATTACH``,
+    ``CREATE``, ``INSERT``, ``SET``, ``INSTALL``/``LOAD`` and several statements are refused
+    before anything runs.  Every refusal or failure is a :class:`RefusedQueryError`: one line.
+    """
+    import duckdb
+
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as error:
+        raise RefusedQueryError(f"not valid SQL: {first_line(error)}") from None
+    if len(statements) != 1:
+        raise RefusedQueryError(f"give exactly one query; got {len(statements)} statements")
+    if statements[0].type != duckdb.StatementType.SELECT:
+        raise RefusedQueryError(
+            f"only queries are allowed (the catalog is read-only); got a {statements[0].type.name} statement"
+        )
+    with connect(warehouse) as con:
+        con.execute(f"SET allowed_directories = [{sql_literal(str(warehouse.home) + os.sep)}]")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+        try:
+            return query_frame(con, sql)
+        except duckdb.Error as error:
+            raise RefusedQueryError(first_line(error)) from None
+
+
+def first_line(error: Exception) -> str:
+    """The first line of a DuckDB error: what went wrong, without the query echo."""
+    return str(error).strip().splitlines()[0]
