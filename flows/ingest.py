@@ -12,6 +12,7 @@ re-parsed (:mod:`flows.reparse`, ``--reparse``).
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,18 +79,65 @@ class IngestReport:
         return not self.rejected_files and self.rows_quarantined == 0
 
 
-def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path]]:
-    """Files to ingest (folders walked, sorted) and documentation files skipped."""
+def what_it_is(path: Path) -> str | None:
+    """None for a regular file (or a link to one); otherwise what ``path`` is, said for the report.
+
+    Only regular files are read: a FIFO or a device (a link to ``/dev/zero``) would make a read hang or never end.
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "a broken symbolic link"
+    if stat.S_ISREG(mode):
+        return None
+    kinds = {stat.S_ISFIFO: "a FIFO (named pipe)", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
+             stat.S_ISSOCK: "a socket", stat.S_ISDIR: "a folder"}
+    return next((name for test, name in kinds.items() if test(mode)), "not a regular file")
+
+
+def walk_folder(folder: Path) -> tuple[list[Path], list[FileOutcome]]:
+    """The files under ``folder`` (sorted, hidden ones left out) and the entries skipped with why.
+
+    Symbolic links that lead out of ``folder`` are not followed (a link may point anywhere:
+    reading it would ingest, and archive, what the folder does not hold).
+    """
+    root = folder.resolve()
     files: list[Path] = []
+    skipped: list[FileOutcome] = []
+    for entry in sorted(folder.rglob("*")):
+        if entry.name.startswith("."):
+            continue
+        if not entry.resolve().is_relative_to(root):
+            skipped.append(FileOutcome(str(entry), "skipped", error=f"{entry}: a symbolic link leading out of {folder}; not followed"))
+            continue
+        kind = what_it_is(entry)
+        if kind is None:
+            files.append(entry)
+        elif kind != "a folder":
+            skipped.append(FileOutcome(str(entry), "skipped", error=f"{entry}: {kind}, not a regular file; not read"))
+    return files, skipped
+
+
+def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path], list[FileOutcome]]:
+    """Files to ingest (folders walked, sorted), documentation files skipped, and entries that are not
+    regular files (FIFOs, devices, broken links, links out of a given folder), skipped with what they are."""
+    files: list[Path] = []
+    skipped: list[FileOutcome] = []
     for path in map(Path, paths):
         if path.is_dir():
-            files.extend(p for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith("."))
-        elif path.exists():
-            files.append(path)
+            found, passed = walk_folder(path)
+            files.extend(found)
+            skipped.extend(passed)
+        elif path.exists() or path.is_symlink():
+            kind = what_it_is(path)
+            if kind is None:
+                files.append(path)
+            else:
+                skipped.append(FileOutcome(str(path), "skipped", error=f"{path}: {kind}, not a regular file; not read"))
         else:
             raise FileNotFoundError(f"no such file or folder: {path}")
     documents = [f for f in files if f.stem.lower().startswith(DOCUMENT_NAMES) and f.suffix.lower() in (".md", ".txt", "")]
-    return [f for f in files if f not in documents], documents
+    return [f for f in files if f not in documents], documents, skipped
 
 
 def source_name(path: Path, fmt: Format) -> str:
@@ -271,9 +319,9 @@ def ingest_flow(
     if benchmark is not None:
         check_benchmark_name(benchmark)  # before anything starts: it would name every file's partition
     warehouse = Warehouse(home)
-    files, documents = expand_paths(paths)
+    files, documents, skipped = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
-    report.files = ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel)
+    report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel)
     if reparse:
         report.files += reparse_stale(warehouse, trust_pickle)
     else:
