@@ -24,7 +24,8 @@ from transforms.validate import Validated, validate_rows
 from flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from flows.common import io_task, refresh_catalog
 from flows.lineage import (
-    ReparseError, benchmark_option, folder_of, ingested_version, lineage_notices, load_id_of, stale_loads,
+    ReparseError, benchmark_option, folder_of, ingested_version, lineage_notices, load_id_of, revert_id, stale_loads,
+    superseding_load,
 )
 from flows.runners import map_tasks
 from warehouse.names import check_benchmark_name
@@ -146,9 +147,10 @@ def source_name(path: Path, fmt: Format) -> str:
 
 
 def parse_and_validate(
-    path: Path, fmt: Format, load_id: str, sha: str, benchmark: str | None, origin: str
+    path: Path, fmt: Format, load_id: str, sha: str, benchmark: str | None, origin: str, reverts: str | None = None,
 ) -> tuple[LoadRecord, Validated, tuple[str, ...]]:
-    """Parse ``path`` with ``fmt`` (raises :class:`ParseError`) and validate; ``origin`` is the file it came from."""
+    """Parse ``path`` with ``fmt`` (raises :class:`ParseError`) and validate; ``origin`` is the file it came from,
+    ``reverts`` the earlier load of the same bytes this load makes current again."""
     parsed = fmt.parse(path, benchmark)
     partition_names(parsed.rows)
     validated = validate_rows(parsed.rows, file=origin, load_id=load_id)
@@ -164,8 +166,10 @@ def parse_and_validate(
         rows_in=parsed.rows.height,
         rows_landed=validated.scores.height,
         rows_quarantined=validated.quarantine.height,
+        reverts=reverts,
     )
-    return record, validated, parsed.problems
+    problems = parsed.problems + ((f"reverts its source to load {reverts}",) if reverts else ())
+    return record, validated, problems
 
 
 def rejected(warehouse: Warehouse, origin: str, sha: str, error: Exception, reparse: bool) -> FileOutcome:
@@ -214,12 +218,18 @@ def ingest_file(
         return rejected(warehouse, origin, sha, error, reparse)
     folder = folder_of(path, fmt)
     done = ingested_version(warehouse, sha, fmt, benchmark, folder)
+    reverts = None
     if done is not None and (done == fmt.parser_version or not reparse):
-        return FileOutcome(origin, "unchanged", load_id_of(sha, fmt.name, benchmark, folder, done), fmt.name,
-                           parser_version=done)
-    load_id = load_id_of(sha, fmt.name, benchmark, folder, fmt.parser_version)
+        existing = load_id_of(sha, fmt.name, benchmark, folder, done)
+        superseding = superseding_load(warehouse, existing, sha)
+        if superseding is None:
+            return FileOutcome(origin, "unchanged", existing, fmt.name, parser_version=done)
+        # Known bytes whose source has since been corrected: ingesting them again reverts the correction.
+        load_id, reverts = revert_id(existing, superseding), existing
+    else:
+        load_id = load_id_of(sha, fmt.name, benchmark, folder, fmt.parser_version)
     try:
-        record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark, origin)
+        record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark, origin, reverts)
     except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
         return rejected(warehouse, origin, sha, error, reparse)
     with warehouse.write_lock():

@@ -70,6 +70,7 @@ class LoadRecord:
     rows_in: int
     rows_landed: int
     rows_quarantined: int
+    reverts: str | None = None  # the earlier load of the same bytes this one makes current again
 
     def frame(self, loaded_at: datetime) -> pl.DataFrame:
         row = {**self.__dict__, "loaded_at": loaded_at}
