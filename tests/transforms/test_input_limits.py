@@ -1,7 +1,6 @@
 """Input limits (issue 17, item 3): checked against lengths counted independently with the standard library."""
 
 import gzip
-from pathlib import Path
 
 import pytest
 
