@@ -29,6 +29,7 @@ from aggregators.robustness_missing import DEFAULT_RATES, missing_scores
 from aggregators.robustness_scaling import DEFAULT_FACTORS, rescaling
 from aggregators.robustness_synthetic import synthetic_truth
 from aggregators.robustness_tasks import task_subsets
+from flows.catalog_state import ensure_current_catalog
 from flows.common import io_task, refresh_catalog
 from flows.rank import read_benchmark
 from transforms.ballots import ballots as make_ballots
@@ -127,6 +128,7 @@ def analyze_flow(
 ) -> list[AnalysisOutcome]:
     """Run the experiments on one benchmark and store each as an analysis."""
     warehouse = Warehouse(home)
+    ensure_current_catalog(warehouse)  # never analyse a catalog that misses a committed load
     version = code_version()
     methods = list(methods or DEFAULT_METHODS)
     outcomes = []

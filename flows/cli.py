@@ -21,6 +21,16 @@ def add_runner_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--address", help="with --runner dask: an existing cluster's scheduler, e.g. tcp://host:8786")
 
 
+def benchmark_option(value: str) -> str:
+    """``--benchmark`` of ingest, checked before anything starts: a bad name is a usage error (exit 2)."""
+    from warehouse.names import BenchmarkNameError, check_benchmark_name
+
+    try:
+        return check_benchmark_name(value)
+    except BenchmarkNameError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def level_name(value: str) -> str:
     """``--level``: one of the warehouse's levels (checked on use, so ``--help`` does not import Polars)."""
     from warehouse.schema import LEVELS
@@ -38,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest = sub.add_parser("ingest", help="ingest score dumps (files or folders) into the warehouse")
     ingest.add_argument("paths", nargs="*", type=Path)
     ingest.add_argument("--format", help="force a format instead of detecting it")
-    ingest.add_argument("--benchmark", help="benchmark name instead of the one the parser derives")
+    ingest.add_argument("--benchmark", type=benchmark_option, help="benchmark name instead of the one the parser derives")
     ingest.add_argument("--trust-pickle", action="store_true", help="allow pickles (unpickling runs code)")
     ingest.add_argument("--reparse", action="store_true", help=commands.REPARSE_HELP)
     add_runner_options(ingest)
@@ -125,12 +135,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Commands that read the catalog without a flow (the flows check it themselves).
+CATALOG_READERS = ("sql", "snapshots", "diff", "export")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from transforms.catalog import MetricRulesError
     from warehouse.catalog import WarehouseMissingError
 
     try:
+        if args.command in CATALOG_READERS:
+            commands.current_catalog(args.home)
         return args.handler(args)
     except (WarehouseMissingError, FileNotFoundError) as error:
         print(f"scorehouse: {error}", file=sys.stderr)

@@ -42,10 +42,18 @@ def check_metric_rules(home: str | None) -> None:
     The ingest itself checks them too (:func:`flows.ingest.ingest_files`), for
     callers of the flows; this call only spares the user Prefect's traceback.
     """
-    from flows.common import checked_metric_rules
+    from flows.catalog_state import checked_metric_rules
     from warehouse.storage import Warehouse
 
     checked_metric_rules(Warehouse(home))
+
+
+def current_catalog(home: str | None) -> None:
+    """Rebuild the catalog first when it does not match the committed loads and rules (:mod:`flows.catalog_state`)."""
+    from flows.catalog_state import ensure_current_catalog
+    from warehouse.storage import Warehouse
+
+    ensure_current_catalog(Warehouse(home))
 
 
 def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
@@ -94,14 +102,17 @@ def nested_as_json(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-    from warehouse.catalog import connect, query_frame
+    from warehouse.catalog import RefusedQueryError, user_query
     from warehouse.storage import Warehouse
 
     if args.format == "parquet" and args.output is None:
         print("scorehouse sql: --format parquet needs --output FILE", file=sys.stderr)
         return 2
-    with connect(Warehouse(args.home)) as con:
-        frame = query_frame(con, args.query)
+    try:
+        frame = user_query(Warehouse(args.home), args.query)
+    except RefusedQueryError as error:
+        print(f"scorehouse sql: {error}", file=sys.stderr)
+        return 1
     if args.format == "table":
         print_frame(frame, max_rows=args.max_rows)
     elif args.format == "csv":

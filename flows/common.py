@@ -1,18 +1,16 @@
-"""What several flows share: the I/O task decorator, the checked metric rules, the catalog refresh."""
+"""What several flows share: the I/O task decorator and the catalog refresh (the rules and the freshness check: :mod:`flows.catalog_state`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-import polars as pl
 from prefect import Task, task
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State, TaskRun
 
-from transforms.catalog import check_rules, resolve_metrics
-from warehouse.catalog import current_metric_keys, rebuild_catalog
-from warehouse.storage import Warehouse, read_metric_rules
+from flows.catalog_state import rebuild
+from warehouse.storage import Warehouse
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -39,18 +37,8 @@ def io_task(fn: Callable[P, R]) -> Task[P, R]:
     )(fn)
 
 
-def checked_metric_rules(warehouse: Warehouse) -> pl.DataFrame:
-    """The metric rules in precedence order (the user's file first), checked.
-
-    Raises :class:`transforms.catalog.MetricRulesError` naming the file, line,
-    column and allowed values: called before anything is written, so a bad
-    rules file stops an ingest at once instead of after its loads committed.
-    """
-    return pl.concat([check_rules(frame, source) for source, frame in read_metric_rules(warehouse)])
-
-
 @io_task
 def refresh_catalog(warehouse: Warehouse) -> None:
     """Re-resolve the metric catalog and rebuild the catalog's views (aside, then swapped in)."""
     with warehouse.write_lock():
-        rebuild_catalog(warehouse, resolve_metrics(current_metric_keys(warehouse), checked_metric_rules(warehouse)))
+        rebuild(warehouse)

@@ -12,6 +12,7 @@ re-parsed (:mod:`flows.reparse`, ``--reparse``).
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,12 +21,15 @@ from prefect import flow
 from transforms.parsers import FORMATS, Format, ParseError, choose_format
 from transforms.parsers.base import NotScoresError
 from transforms.validate import Validated, validate_rows
-from flows.common import checked_metric_rules, io_task, refresh_catalog
+from flows.catalog_state import checked_metric_rules, ensure_current_catalog
+from flows.common import io_task, refresh_catalog
 from flows.lineage import (
-    ReparseError, benchmark_option, folder_of, ingested_version, lineage_notices, load_id_of, stale_loads,
+    ReparseError, benchmark_option, folder_of, ingested_version, lineage_notices, load_id_of, revert_id, stale_loads,
+    superseding_load,
 )
 from flows.runners import map_tasks
-from warehouse.storage import LoadRecord, RawMissingError, Warehouse
+from warehouse.names import check_benchmark_name
+from warehouse.storage import LoadRecord, RawMissingError, Warehouse, partition_names
 
 # Files in a data folder that document it rather than hold scores.
 DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")
@@ -76,18 +80,65 @@ class IngestReport:
         return not self.rejected_files and self.rows_quarantined == 0
 
 
-def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path]]:
-    """Files to ingest (folders walked, sorted) and documentation files skipped."""
+def what_it_is(path: Path) -> str | None:
+    """None for a regular file (or a link to one); otherwise what ``path`` is, said for the report.
+
+    Only regular files are read: a FIFO or a device (a link to ``/dev/zero``) would make a read hang or never end.
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "a broken symbolic link"
+    if stat.S_ISREG(mode):
+        return None
+    kinds = {stat.S_ISFIFO: "a FIFO (named pipe)", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
+             stat.S_ISSOCK: "a socket", stat.S_ISDIR: "a folder"}
+    return next((name for test, name in kinds.items() if test(mode)), "not a regular file")
+
+
+def walk_folder(folder: Path) -> tuple[list[Path], list[FileOutcome]]:
+    """The files under ``folder`` (sorted, hidden ones left out) and the entries skipped with why.
+
+    Symbolic links that lead out of ``folder`` are not followed (a link may point anywhere:
+    reading it would ingest, and archive, what the folder does not hold).
+    """
+    root = folder.resolve()
     files: list[Path] = []
+    skipped: list[FileOutcome] = []
+    for entry in sorted(folder.rglob("*")):
+        if entry.name.startswith("."):
+            continue
+        if not entry.resolve().is_relative_to(root):
+            skipped.append(FileOutcome(str(entry), "skipped", error=f"{entry}: a symbolic link leading out of {folder}; not followed"))
+            continue
+        kind = what_it_is(entry)
+        if kind is None:
+            files.append(entry)
+        elif kind != "a folder":
+            skipped.append(FileOutcome(str(entry), "skipped", error=f"{entry}: {kind}, not a regular file; not read"))
+    return files, skipped
+
+
+def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path], list[FileOutcome]]:
+    """Files to ingest (folders walked, sorted), documentation files skipped, and entries that are not
+    regular files (FIFOs, devices, broken links, links out of a given folder), skipped with what they are."""
+    files: list[Path] = []
+    skipped: list[FileOutcome] = []
     for path in map(Path, paths):
         if path.is_dir():
-            files.extend(p for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith("."))
-        elif path.exists():
-            files.append(path)
+            found, passed = walk_folder(path)
+            files.extend(found)
+            skipped.extend(passed)
+        elif path.exists() or path.is_symlink():
+            kind = what_it_is(path)
+            if kind is None:
+                files.append(path)
+            else:
+                skipped.append(FileOutcome(str(path), "skipped", error=f"{path}: {kind}, not a regular file; not read"))
         else:
             raise FileNotFoundError(f"no such file or folder: {path}")
     documents = [f for f in files if f.stem.lower().startswith(DOCUMENT_NAMES) and f.suffix.lower() in (".md", ".txt", "")]
-    return [f for f in files if f not in documents], documents
+    return [f for f in files if f not in documents], documents, skipped
 
 
 def source_name(path: Path, fmt: Format) -> str:
@@ -97,10 +148,12 @@ def source_name(path: Path, fmt: Format) -> str:
 
 
 def parse_and_validate(
-    path: Path, fmt: Format, load_id: str, sha: str, benchmark: str | None, origin: str
+    path: Path, fmt: Format, load_id: str, sha: str, benchmark: str | None, origin: str, reverts: str | None = None,
 ) -> tuple[LoadRecord, Validated, tuple[str, ...]]:
-    """Parse ``path`` with ``fmt`` (raises :class:`ParseError`) and validate; ``origin`` is the file it came from."""
+    """Parse ``path`` with ``fmt`` (raises :class:`ParseError`) and validate; ``origin`` is the file it came from,
+    ``reverts`` the earlier load of the same bytes this load makes current again."""
     parsed = fmt.parse(path, benchmark)
+    partition_names(parsed.rows)
     validated = validate_rows(parsed.rows, file=origin, load_id=load_id)
     benchmarks = ",".join(sorted(parsed.rows.get_column("benchmark").unique().to_list()))
     record = LoadRecord(
@@ -114,8 +167,29 @@ def parse_and_validate(
         rows_in=parsed.rows.height,
         rows_landed=validated.scores.height,
         rows_quarantined=validated.quarantine.height,
+        reverts=reverts,
     )
-    return record, validated, parsed.problems
+    problems = parsed.problems + ((f"reverts its source to load {reverts}",) if reverts else ())
+    return record, validated, problems
+
+
+def rejected(warehouse: Warehouse, origin: str, sha: str, error: Exception, reparse: bool) -> FileOutcome:
+    """The outcome of a file whose bytes could not be read, detected, parsed or named: recorded, never raised.
+
+    Only this file's bytes were being read, so whatever it raised (a parse error, a Polars
+    cast of a malformed column, a benchmark name that cannot name a partition, an input
+    limit, an unreadable or corrupt stream) is this file's rejection with the reason, and
+    the other files of the run go on.  A file recognised as holding no scores is skipped.
+    """
+    if isinstance(error, NotScoresError):
+        return FileOutcome(origin, "skipped", error=error.message_for(origin), reparsed=reparse)
+    if isinstance(error, ParseError):
+        line, problem, message = error.line, error.problem, error.message_for(origin)
+    else:
+        line, problem = None, f"{type(error).__name__}: {error}"
+        message = f"{origin}: {problem}"
+    warehouse.record_rejected(origin, sha, line, problem)
+    return FileOutcome(origin, "rejected", error=message, reparsed=reparse)
 
 
 @io_task
@@ -141,18 +215,24 @@ def ingest_file(
     sha = warehouse.archive_raw(path)
     try:
         fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
-        folder = folder_of(path, fmt)
-        done = ingested_version(warehouse, sha, fmt, benchmark, folder)
-        if done is not None and (done == fmt.parser_version or not reparse):
-            return FileOutcome(origin, "unchanged", load_id_of(sha, fmt.name, benchmark, folder, done), fmt.name,
-                               parser_version=done)
+    except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
+        return rejected(warehouse, origin, sha, error, reparse)
+    folder = folder_of(path, fmt)
+    done = ingested_version(warehouse, sha, fmt, benchmark, folder)
+    reverts = None
+    if done is not None and (done == fmt.parser_version or not reparse):
+        existing = load_id_of(sha, fmt.name, benchmark, folder, done)
+        superseding = superseding_load(warehouse, existing, sha)
+        if superseding is None:
+            return FileOutcome(origin, "unchanged", existing, fmt.name, parser_version=done)
+        # Known bytes whose source has since been corrected: ingesting them again reverts the correction.
+        load_id, reverts = revert_id(existing, superseding), existing
+    else:
         load_id = load_id_of(sha, fmt.name, benchmark, folder, fmt.parser_version)
-        record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark, origin)
-    except NotScoresError as error:
-        return FileOutcome(origin, "skipped", error=error.message_for(origin), reparsed=reparse)
-    except ParseError as error:
-        warehouse.record_rejected(origin, sha, error.line, error.problem)
-        return FileOutcome(origin, "rejected", error=error.message_for(origin), reparsed=reparse)
+    try:
+        record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark, origin, reverts)
+    except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
+        return rejected(warehouse, origin, sha, error, reparse)
     with warehouse.write_lock():
         warehouse.write_load(record, validated.scores, validated.quarantine)
     warehouse.forget_rejected(sha)
@@ -221,9 +301,12 @@ def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]
 
 
 def refresh_catalog_after(warehouse: Warehouse, outcomes: list[FileOutcome]) -> None:
-    """Rebuild the catalog when a file was loaded, or when there is none yet (so queries work after any ingest)."""
+    """Rebuild the catalog when a file was loaded, when there is none yet (so queries work after any ingest),
+    or when it does not match the committed state (a run that died between a commit and its rebuild)."""
     if any(f.status == "loaded" for f in outcomes) or not warehouse.catalog_path.exists():
         refresh_catalog(warehouse)
+    else:
+        ensure_current_catalog(warehouse)
 
 
 @flow(name="ingest", log_prints=False)
@@ -244,10 +327,12 @@ def ingest_flow(
     the current loads an older parser version made (:func:`reparse_stale`);
     without it the report counts them.
     """
+    if benchmark is not None:
+        check_benchmark_name(benchmark)  # before anything starts: it would name every file's partition
     warehouse = Warehouse(home)
-    files, documents = expand_paths(paths)
+    files, documents, skipped = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
-    report.files = ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel)
+    report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel)
     if reparse:
         report.files += reparse_stale(warehouse, trust_pickle)
     else:

@@ -54,6 +54,26 @@ def ingested_version(
     return next((v for v in versions if warehouse.load_exists(load_id_of(sha, fmt.name, benchmark, folder, v))), None)
 
 
+def superseding_load(warehouse: Warehouse, load_id: str, sha: str) -> str | None:
+    """The current load that superseded ``load_id`` when it holds other bytes (then re-ingesting
+    ``sha`` is a revert), else None: ``load_id`` is current, or the current load has these bytes."""
+    manifests = warehouse.manifests()
+    source = manifests.filter(pl.col("load_id") == load_id).get_column("source")
+    current = manifests.filter(pl.col("source").is_in(source.to_list()) & pl.col("is_current"))
+    if current.height == 0 or load_id in current.get_column("load_id").to_list() or sha in current.get_column("sha256").to_list():
+        return None
+    return current.get_column("load_id")[0]
+
+
+def revert_id(load_id: str, superseding: str) -> str:
+    """The id of the load that makes ``load_id`` current again after ``superseding`` replaced it.
+
+    Derived from both, so reverting the same correction twice is the same load (nothing new is
+    written), while reverting a later correction is a new one.
+    """
+    return hashlib.sha256(f"{load_id}|revert-of|{superseding}".encode()).hexdigest()[:20]
+
+
 def stale_loads(warehouse: Warehouse) -> pl.DataFrame:
     """The current loads (manifest rows) made by an older parser version than their format's.
 

@@ -35,6 +35,7 @@ from aggregators import (
     partition_partials,
     run,
 )
+from flows.catalog_state import ensure_current_catalog
 from flows.common import io_task, refresh_catalog
 from flows.runners import map_tasks
 from transforms.ballots import ballots as make_ballots
@@ -229,9 +230,12 @@ def rank_flow(
 
     ``parallel`` submits the partition tasks to the flow's task runner (run the
     flow with :func:`flows.runners.runner_options` for Dask) instead of
-    running them one after the other.
+    running them one after the other.  A catalog that does not match the committed loads and
+    rules is rebuilt first (:func:`flows.catalog_state.ensure_current_catalog`): a snapshot is
+    stored for good, so it is never ranked from a stale catalog.
     """
     warehouse = Warehouse(home)
+    ensure_current_catalog(warehouse)
     available = coverage_levels(warehouse)
     if benchmarks:
         unknown = sorted(set(benchmarks) - set(available.get_column("benchmark").to_list()))

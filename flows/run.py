@@ -45,7 +45,7 @@ def export_latest_report(warehouse: Warehouse) -> str:
 @flow(name="run", log_prints=False, validate_parameters=False)
 def run_flow(home: str | None = None, data: str | None = None, progress: bool = False) -> RunReport:
     """Ingest ``data`` (default: the bundled dumps, pickles left out), rank every benchmark, export the report."""
-    files, _ = expand_paths([data or BUNDLED_DATA])
+    files, _, _ = expand_paths([data or BUNDLED_DATA])
     pickles = [f for f in files if f.suffix == ".pickle"]
     ingested = ingest_flow([str(f) for f in files if f not in pickles], home=home, trust_pickle=False, progress=progress)
     ranked = rank_flow(home=home)

@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -71,11 +72,15 @@ def file_lock(path: Path) -> Iterator[None]:
 
     An advisory ``flock``: it serialises the processes that take it, and the
     operating system releases it when its holder dies, so a crash never
-    leaves the warehouse locked.
+    leaves the warehouse locked.  A writer that has to wait says so on stderr.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # say why nothing happens rather than hang in silence
+            print(f"waiting for {path}: another scorehouse writer holds it", file=sys.stderr, flush=True)
+            fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:

@@ -48,6 +48,8 @@ analysis) is defined once, in :mod:`warehouse.sql`.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from pathlib import Path
 
 import polars as pl
@@ -77,10 +79,14 @@ from warehouse.sql import (
     sql_literal,
     sql_path,
 )
-from warehouse.storage import Warehouse
+from warehouse.storage import Warehouse, metric_rule_files
 
 class WarehouseMissingError(FileNotFoundError):
     """There is no catalog at the warehouse home yet: ingest something first."""
+
+
+class RefusedQueryError(ValueError):
+    """A ``scorehouse sql`` input that is not one query, or that reaches outside the warehouse, or fails."""
 
 
 def _rank_view(name: str, level: str) -> str:
@@ -216,14 +222,64 @@ def current_metric_keys(warehouse: Warehouse) -> pl.DataFrame:
     return warehouse.current_coverage().select("benchmark", "task", "metric").unique().sort("benchmark", "task", "metric")
 
 
-def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> None:
-    """Write the metric catalog, then build the views aside and swap the catalog file in."""
+# Folders whose Parquet files' names say what the views show: the load manifests (a load is
+# committed when its manifest exists), the snapshot and analysis manifests (written last, after
+# their tables), and the quarantine and rejected files (a view is empty until the first exists).
+STATE_FOLDERS = ("loads", "snapshot_manifests", "analysis_manifests", "quarantine", "rejected")
+STATE_VIEW = "catalog_state"
+
+
+def committed_state(warehouse: Warehouse) -> str:
+    """A fingerprint of what the catalog is a function of, cheap enough to check on every command.
+
+    The home's own path (the views name files by absolute path, so a copied or restored home
+    must rebuild its catalog to read only itself), the names of the committed manifests and of
+    the quarantine and rejected files (each name is a content hash or a load id: a new name is
+    new content), and the bytes of the metric rule files.  Lists five folders and reads two small
+    CSV files; never a data file.
+    """
+    digest = hashlib.sha256(str(warehouse.home).encode())
+    for folder in STATE_FOLDERS:
+        path = warehouse.dir(folder)
+        names = sorted(n for n in os.listdir(path) if n.endswith(".parquet") and not n.startswith(".")) if path.is_dir() else []
+        digest.update(f"\n{folder}:{','.join(names)}".encode())
+    for rules in metric_rule_files(warehouse):
+        digest.update(f"\n{rules}:".encode() + rules.read_bytes())
+    return digest.hexdigest()
+
+
+def catalog_state(warehouse: Warehouse) -> str | None:
+    """The committed state the catalog was built from; None when there is no catalog or it predates the record."""
     import duckdb
 
+    if not warehouse.catalog_path.exists():
+        return None
+    with duckdb.connect(str(warehouse.catalog_path), read_only=True) as con:
+        try:
+            return con.sql(f"SELECT fingerprint FROM {STATE_VIEW}").fetchall()[0][0]
+        except duckdb.CatalogException:
+            return None
+
+
+def catalog_is_current(warehouse: Warehouse) -> bool:
+    """True when the catalog was built from exactly the committed loads, snapshots, analyses and rules of now."""
+    return catalog_state(warehouse) == committed_state(warehouse)
+
+
+def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> None:
+    """Write the metric catalog, then build the views aside and swap the catalog file in.
+
+    Run under the write lock, so the committed state read first is the one the views show;
+    it is stored with them (the ``catalog_state`` view) for :func:`catalog_is_current`.
+    """
+    import duckdb
+
+    state = committed_state(warehouse)
     write_parquet(metrics, warehouse.home / "metrics.parquet")
     with written_aside(warehouse.catalog_path) as aside, duckdb.connect(str(aside)) as con:
         for statement in view_statements(warehouse):
             con.execute(statement)
+        con.execute(f"CREATE VIEW {STATE_VIEW} AS SELECT {sql_literal(state)} AS fingerprint")
 
 
 def connect(warehouse: Warehouse, read_only: bool = True):  # noqa: ANN201 - duckdb is imported lazily
@@ -236,3 +292,42 @@ def connect(warehouse: Warehouse, read_only: bool = True):  # noqa: ANN201 - duc
             f"(or point --home / $SCOREHOUSE_HOME at an existing warehouse)"
         )
     return duckdb.connect(str(warehouse.catalog_path), read_only=read_only)
+
+
+def user_query(warehouse: Warehouse, sql: str) -> pl.DataFrame:
+    """Run one user query (``scorehouse sql``) on the catalog, unable to write or to read outside the home.
+
+    Allowed: exactly one statement, and it must be a query (SELECT, WITH … SELECT, FROM …,
+    DESCRIBE, SHOW, SUMMARIZE, VALUES).  The connection is read-only; once it is open,
+    DuckDB's ``enable_external_access`` is turned off with the home as the only
+    ``allowed_directories`` (the views read the warehouse's Parquet files, and nothing
+    else may be read: ``read_text('/etc/passwd')`` is refused), and ``lock_configuration``
+    refuses any ``SET`` that would undo it.  ``COPY``, ``EXPORT DATABASE``, ``ATTACH``,
+    ``CREATE``, ``INSERT``, ``SET``, ``INSTALL``/``LOAD`` and several statements are refused
+    before anything runs.  Every refusal or failure is a :class:`RefusedQueryError`: one line.
+    """
+    import duckdb
+
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as error:
+        raise RefusedQueryError(f"not valid SQL: {first_line(error)}") from None
+    if len(statements) != 1:
+        raise RefusedQueryError(f"give exactly one query; got {len(statements)} statements")
+    if statements[0].type != duckdb.StatementType.SELECT:
+        raise RefusedQueryError(
+            f"only queries are allowed (the catalog is read-only); got a {statements[0].type.name} statement"
+        )
+    with connect(warehouse) as con:
+        con.execute(f"SET allowed_directories = [{sql_literal(str(warehouse.home) + os.sep)}]")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+        try:
+            return query_frame(con, sql)
+        except duckdb.Error as error:
+            raise RefusedQueryError(first_line(error)) from None
+
+
+def first_line(error: Exception) -> str:
+    """The first line of a DuckDB error: what went wrong, without the query echo."""
+    return str(error).strip().splitlines()[0]

@@ -116,6 +116,8 @@ LOADS: dict[str, pl.DataType] = {
     "rows_landed": pl.Int64(),
     "rows_quarantined": pl.Int64(),
     "loaded_at": pl.Datetime("us", "UTC"),
+    # The earlier load of the same bytes this one makes current again (a revert), else null.
+    "reverts": pl.String(),
 }
 # Manifests written before parsers had versions have no ``parser_version``: they read as 1, the
 # version every format started at (a version-1 load id is the id those loads already have).

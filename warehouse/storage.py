@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -34,12 +33,12 @@ from pathlib import Path
 import polars as pl
 
 from warehouse import atomic
+from warehouse.names import check_benchmark_name
 from warehouse.schema import COVERAGE, LOADS, QUARANTINE, REJECTED, SCORES, conform
 from warehouse.sql import loads_relation, query_files
 
 HOME_ENV = "SCOREHOUSE_HOME"
 DEFAULT_HOME = Path("scorehouse-data")
-BENCHMARK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 
 def resolve_home(home: str | Path | None) -> Path:
@@ -71,6 +70,7 @@ class LoadRecord:
     rows_in: int
     rows_landed: int
     rows_quarantined: int
+    reverts: str | None = None  # the earlier load of the same bytes this one makes current again
 
     def frame(self, loaded_at: datetime) -> pl.DataFrame:
         row = {**self.__dict__, "loaded_at": loaded_at}
@@ -142,13 +142,7 @@ class Warehouse:
     def write_load(self, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame) -> None:
         """Write one load's partitions and quarantine, then its manifest (the commit point)."""
         scores = conform(scores, SCORES)
-        names = scores.get_column("benchmark").unique().to_list()
-        for name in names:
-            if not BENCHMARK_NAME.match(name):
-                raise ValueError(
-                    f"benchmark name {name!r} cannot name a partition; use letters, digits and . _ + - "
-                    f"(pass --benchmark to choose one)"
-                )
+        names = partition_names(scores)
         task_rows = scores.get_column("instance").null_count()
         if len(names) == 1 and task_rows in (0, scores.height):  # the usual load: one partition, no split
             level = "task" if task_rows else "instance"
@@ -210,6 +204,11 @@ class Warehouse:
         (self.dir("rejected") / f"{sha}.parquet").unlink(missing_ok=True)
 
 
+def partition_names(scores: pl.DataFrame) -> list[str]:
+    """The benchmarks of ``scores``, each checked to name a partition folder (:mod:`warehouse.names`)."""
+    return [check_benchmark_name(name) for name in scores.get_column("benchmark").unique().to_list()]
+
+
 def coverage_of(leveled: pl.DataFrame) -> pl.DataFrame:
     """Rows and null scores per (load, benchmark, level, task, metric, system) of a load's scores with ``level``."""
     keys = ["load_id", "benchmark", "level", "task", "metric", "system"]
@@ -222,10 +221,14 @@ BUNDLED_RULES = Path(__file__).parent / "defaults" / "metric_rules.csv"
 USER_RULES_NAME = "metric_rules.csv"
 
 
-def read_metric_rules(warehouse: Warehouse) -> list[tuple[str, pl.DataFrame]]:
+def metric_rule_files(warehouse: Warehouse) -> list[Path]:
     """The metric rule files in precedence order: the user's (``<home>/metric_rules.csv``), then the bundled defaults."""
-    files = [warehouse.home / USER_RULES_NAME, BUNDLED_RULES]
-    return [(str(f), _rules_with_lines(f)) for f in files if f.exists()]
+    return [f for f in (warehouse.home / USER_RULES_NAME, BUNDLED_RULES) if f.exists()]
+
+
+def read_metric_rules(warehouse: Warehouse) -> list[tuple[str, pl.DataFrame]]:
+    """The metric rule files in precedence order (:func:`metric_rule_files`), read with their lines."""
+    return [(str(f), _rules_with_lines(f)) for f in metric_rule_files(warehouse)]
 
 
 def _rules_with_lines(path: Path) -> pl.DataFrame:

@@ -73,3 +73,21 @@ def test_explicit_format_reads_an_unknown_wide_file():
         fmt, parsed = parse_file(path, format="wide-leaderboard", benchmark="mine")
     assert fmt.name == "wide-leaderboard"
     assert parsed.rows.height == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "why"),
+    [
+        ("empty.csv", b"", "the file is empty"),
+        ("blank.csv", b"\n \n\t\n", "only blank lines"),
+        ("wide16.csv", "System,Utterance,bleu\nA,u,1\n".encode("utf-16"), "UTF-16"),
+        ("wide16be.csv", "System,Utterance,bleu\nA,u,1\n".encode("utf-16-be"), "UTF-16"),
+        ("cut.parquet", b"PAR1" + b"\x00\x15" * 50, "Parquet file that cannot be read"),
+    ],
+)
+def test_an_unrecognised_file_says_what_is_wrong_with_it(name, content, why):
+    """Issue 17, item 8: empty, blank, UTF-16 and corrupt Parquet files are named as such."""
+    with written(name, content) as path:
+        with pytest.raises(ParseError, match="unrecognised format") as err:
+            parse_file(path)
+    assert why in str(err.value)

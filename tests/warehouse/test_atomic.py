@@ -1,6 +1,8 @@
 """The one write-aside-then-rename helper and the one file lock (warehouse.atomic)."""
 
 import fcntl
+import threading
+import time
 
 import polars as pl
 import pytest
@@ -52,3 +54,29 @@ def test_an_unknown_dump_format_is_refused_before_anything_is_written(tmp_path):
     with pytest.raises(DumpFormatError, match=r"unknown format\(s\) \['xlsx'\]"):
         write_task_dump(tmp_path, "synth-00", "t000", pl.DataFrame({"System": ["a"]}), ("csv", "xlsx"))
     assert not list(tmp_path.iterdir())
+
+
+def test_a_writer_waiting_for_the_lock_says_so(tmp_path, capsys):
+    """Issue 17, item 8: a blocked writer says what it waits for instead of hanging in silence."""
+    path = tmp_path / "home" / ".lock"
+    taken = threading.Event()
+
+    def wait_for_the_lock() -> None:
+        with atomic.file_lock(path):
+            taken.set()
+
+    with atomic.file_lock(path):
+        waiter = threading.Thread(target=wait_for_the_lock)
+        waiter.start()
+        for _ in range(200):
+            if "waiting for" in capsys.readouterr().err:
+                break
+            time.sleep(0.01)
+        else:
+            raise AssertionError("the waiting writer said nothing")
+        assert not taken.is_set()
+    waiter.join(timeout=10)
+    assert taken.is_set()
+    with atomic.file_lock(path):  # free: nothing said
+        pass
+    assert capsys.readouterr().err == ""

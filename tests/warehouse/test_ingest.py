@@ -138,3 +138,28 @@ def test_a_writer_killed_before_commit_leaves_the_previous_state_intact(home, tm
     report = ingest_flow([str(GLUE_CSV)], home=str(home))  # and the next attempt completes it
     assert report.files[0].status == "loaded"
     assert sql(home, "SELECT count(DISTINCT benchmark) FROM scores").item() == 2
+
+
+def test_reingesting_the_original_bytes_after_a_correction_reverts_it(home, tmp_path):
+    """Issue 17, item 7: known bytes of a corrected source make it current again, recorded as a revert."""
+    dump = tmp_path / "drop" / GLUE_CSV.name
+    dump.parent.mkdir()
+    original = GLUE_CSV.read_bytes()
+    dump.write_bytes(original)
+    first = ingest_flow([str(dump)], home=str(home)).files[0].load_id
+    dump.write_bytes(original.replace(b"93.9/91.8", b"94.0/91.8", 1))
+    corrected = ingest_flow([str(dump)], home=str(home)).files[0].load_id
+    ernie = "SELECT score FROM scores WHERE system = 'ERNIE' AND task = 'MRPC' AND metric = 'F1'"
+    assert sql(home, ernie).item() == 94.0
+    dump.write_bytes(original)
+    report = ingest_flow([str(dump)], home=str(home))
+    assert report.files[0].status == "loaded"
+    assert f"reverts its source to load {first}" in report.files[0].problems
+    assert sql(home, ernie).item() == 93.9
+    loads = sql(home, "SELECT load_id, reverts, is_current FROM loads ORDER BY loaded_at")
+    assert loads.get_column("load_id").to_list()[:2] == [first, corrected]
+    assert loads.get_column("reverts").to_list() == [None, None, first]
+    assert loads.get_column("is_current").to_list() == [False, False, True]
+    again = ingest_flow([str(dump)], home=str(home))
+    assert [f.status for f in again.files] == ["unchanged"]
+    assert sql(home, "SELECT count(*) FROM loads").item() == 3

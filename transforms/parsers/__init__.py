@@ -46,6 +46,19 @@ def read_head(path: Path) -> bytes:
     return text
 
 
+def what_is_wrong(head: bytes) -> str | None:
+    """Why no format could claim a file, from its first bytes, when that is plain to see."""
+    if not head:
+        return "the file is empty"
+    if not head.strip():
+        return "the file holds only blank lines"
+    if head[:4] == b"PAR1":
+        return "a Parquet file that cannot be read (truncated or corrupt?) or whose first columns are not System, Utterance"
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) >= 8 and head[:64].count(0) * 3 >= min(len(head), 64)):
+        return "it looks like UTF-16 text; save it as UTF-8"
+    return None
+
+
 def detect_format(path: Path) -> Format:
     """The one format whose ``sniff`` accepts ``path``; ParseError otherwise."""
     head = read_head(path)
@@ -53,9 +66,11 @@ def detect_format(path: Path) -> Format:
     if len(matches) == 1:
         return matches[0]
     if not matches:
+        why = what_is_wrong(head)
         raise ParseError(
             path,
-            "unrecognised format; pass --format with one of: " + ", ".join(sorted(FORMATS)),
+            "unrecognised format" + (f" ({why})" if why else "") + "; pass --format with one of: "
+            + ", ".join(sorted(FORMATS)),
         )
     raise ParseError(
         path,

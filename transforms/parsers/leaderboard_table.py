@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 from transforms.parsers.base import Parsed, ParseError
+from transforms.parsers.input_limits import read_input
 from warehouse.schema import PARSED_ROWS
 
 # Cells a leaderboard uses for "no score" (after stripping whitespace).
@@ -99,7 +100,7 @@ def read_table(path: Path) -> Table:
     file, a broken quote or a NUL byte, naming the line.  Records are not yet
     checked against the header's width: see :func:`check_width`.
     """
-    text = decode(path, path.read_bytes())
+    text = decode(path, read_input(path))
     if not text.strip():
         raise ParseError(path, "the file is empty; a leaderboard needs a header line and at least one system")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)

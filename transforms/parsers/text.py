@@ -18,28 +18,23 @@ unterminated quote.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import re
-import zlib
 from pathlib import Path
 
 import polars as pl
 
 from transforms.parsers.base import ParseError
+from transforms.parsers.input_limits import read_input
 
 # Regex (Rust syntax) of one quoted CSV field, doubled quotes included.
 QUOTED_FIELD = r'"(?:[^"]|"")*"'
 
 
 def read_text(path: Path) -> str:
-    """The file's text: gunzipped when it starts with the gzip magic, UTF-8 strictly."""
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ParseError(path, f"corrupt gzip data ({exc}); re-download the file") from exc
+    """The file's text: gunzipped when it starts with the gzip magic, within the input limits
+    (:mod:`transforms.parsers.input_limits`), UTF-8 strictly."""
+    data = read_input(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -1,0 +1,54 @@
+"""The catalog as a function of the committed state: rebuilt whenever it does not match it.
+
+A crash between a load's commit (its manifest) and the catalog rebuild, or a
+run that stops in between, leaves a catalog that misses committed loads; a
+ranking read from it would be wrong and stored for good.  So every command
+that reads or ranks first compares the state recorded with the catalog
+(:func:`warehouse.catalog.catalog_is_current`: a few directory listings) with
+the committed one and rebuilds when they differ.  No Prefect here: ``sql`` and
+the other read commands use it without paying Prefect's import.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from transforms.catalog import check_rules, resolve_metrics
+from warehouse.catalog import catalog_is_current, current_metric_keys, rebuild_catalog
+from warehouse.storage import Warehouse, read_metric_rules
+
+
+def checked_metric_rules(warehouse: Warehouse) -> pl.DataFrame:
+    """The metric rules in precedence order (the user's file first), checked.
+
+    Raises :class:`transforms.catalog.MetricRulesError` naming the file, line,
+    column and allowed values: called before anything is written, so a bad
+    rules file stops an ingest at once instead of after its loads committed.
+    """
+    return pl.concat([check_rules(frame, source) for source, frame in read_metric_rules(warehouse)])
+
+
+def rebuild(warehouse: Warehouse) -> None:
+    """Re-resolve the metric catalog and rebuild the views (the caller holds the write lock)."""
+    rebuild_catalog(warehouse, resolve_metrics(current_metric_keys(warehouse), checked_metric_rules(warehouse)))
+
+
+def has_committed(warehouse: Warehouse) -> bool:
+    """True when the home holds a catalog or a committed load: something a catalog can be built for."""
+    loads = warehouse.dir("loads")
+    return warehouse.catalog_path.exists() or (loads.is_dir() and any(loads.glob("*.parquet")))
+
+
+def ensure_current_catalog(warehouse: Warehouse) -> bool:
+    """Rebuild the catalog when it does not match the committed state; True when it was rebuilt.
+
+    Checked again under the lock, so two commands finding it stale rebuild it once.
+    A home with nothing committed is left alone (reading it says so).
+    """
+    if not has_committed(warehouse) or catalog_is_current(warehouse):
+        return False
+    with warehouse.write_lock():
+        if catalog_is_current(warehouse):
+            return False
+        rebuild(warehouse)
+    return True

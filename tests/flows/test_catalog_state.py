@@ -1,0 +1,109 @@
+"""The catalog is a function of the committed state (issue 17, items 1 and 5).
+
+A process killed (``kill -9``) right after a load's manifest is written leaves
+a committed load that the catalog does not show; a copied home's catalog names
+the original's files.  Every command that reads or ranks rebuilds such a
+catalog first, so the results are those of a clean home.
+"""
+
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from flows.cli import main
+from flows.ingest import ingest_flow
+from flows.rank import rank_flow
+from tests.flows.conftest import REPO, SUPERGLUE, VALUE
+from warehouse.catalog import catalog_is_current, connect, query_frame
+from warehouse.storage import Warehouse
+
+# Ingests one file in a fresh process that SIGKILLs itself the moment the load's manifest
+# (the commit point) is written: no catalog rebuild, no cleanup, as in a kill -9 at that point.
+KILLED_AFTER_MANIFEST = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from flows.ingest import ingest_file
+    from warehouse.storage import Warehouse
+
+    commit = Warehouse.write_load
+
+    def write_load_then_die(self, record, scores, quarantine):
+        commit(self, record, scores, quarantine)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    Warehouse.write_load = write_load_then_die
+    ingest_file.fn(Warehouse(sys.argv[1]), Path(sys.argv[2]), None, None, False)
+""")
+
+
+def snapshot_ids(outcomes) -> list[str]:  # noqa: ANN001
+    return sorted(m.snapshot_id for o in outcomes for m in o.methods if m.snapshot_id)
+
+
+def kill_after_manifest(home: Path, dump: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", KILLED_AFTER_MANIFEST, str(home), str(dump)], cwd=REPO, check=False)
+    assert done.returncode == -signal.SIGKILL
+    assert len(list((home / "loads").glob("*.parquet"))) == 2  # the second load is committed
+
+
+def test_a_kill_after_the_manifest_leaves_rank_the_snapshots_of_a_clean_home(tmp_path):
+    clean = tmp_path / "clean"
+    ingest_flow([str(SUPERGLUE), str(VALUE)], home=str(clean))
+    ranked = rank_flow(home=str(clean))
+    assert {o.benchmark for o in ranked} == {"superglue", "value"}
+    expected = snapshot_ids(ranked)
+
+    killed = tmp_path / "killed"
+    ingest_flow([str(SUPERGLUE)], home=str(killed))
+    kill_after_manifest(killed, VALUE)
+    assert not catalog_is_current(Warehouse(killed))
+    assert snapshot_ids(rank_flow(home=str(killed))) == expected
+
+
+def test_a_rerun_after_the_kill_says_unchanged_and_rebuilds_the_catalog(tmp_path):
+    home = tmp_path / "home"
+    ingest_flow([str(SUPERGLUE)], home=str(home))
+    kill_after_manifest(home, VALUE)
+    report = ingest_flow([str(VALUE)], home=str(home))
+    assert [f.status for f in report.files] == ["unchanged"]
+    assert catalog_is_current(Warehouse(home))
+    with connect(Warehouse(home)) as con:
+        assert query_frame(con, "SELECT count(*) AS n FROM metrics WHERE benchmark = 'value'").item() > 0
+
+
+def test_sql_rebuilds_a_stale_catalog_before_reading(tmp_path, capsys):
+    home = tmp_path / "home"
+    ingest_flow([str(SUPERGLUE)], home=str(home))
+    kill_after_manifest(home, VALUE)
+    assert main(["--home", str(home), "sql", "SELECT DISTINCT benchmark FROM oriented_scores ORDER BY 1",
+                 "--format", "csv"]) == 0
+    assert capsys.readouterr().out.split() == ["benchmark", "superglue", "value"]
+
+
+def test_changed_metric_rules_make_the_catalog_stale(tmp_path):
+    home = tmp_path / "home"
+    ingest_flow([str(VALUE)], home=str(home))
+    assert catalog_is_current(Warehouse(home))
+    (home / "metric_rules.csv").write_text(
+        "benchmark,task,metric,higher_is_better,is_ranked,weight,group,note\n"
+        "value,TVR,*,false,true,1.0,,test: flipped\n"
+    )
+    assert not catalog_is_current(Warehouse(home))
+
+
+def test_a_copied_home_reads_only_itself(tmp_path, capsys):
+    original = tmp_path / "original"
+    ingest_flow([str(VALUE)], home=str(original))
+    backup = tmp_path / "backup"
+    shutil.copytree(original, backup, symlinks=True)
+    shutil.rmtree(original)
+    assert main(["--home", str(backup), "sql", "SELECT count(*) AS n FROM scores", "--format", "csv"]) == 0
+    assert int(capsys.readouterr().out.split()[1]) > 0
+    with connect(Warehouse(backup)) as con:
+        views = query_frame(con, "SELECT sql FROM duckdb_views() WHERE NOT internal").get_column("sql").to_list()
+    assert any(str(backup) in v for v in views)
+    assert not any(str(original) + "/" in v for v in views)
+    assert main(["--home", str(backup), "rank"]) == 0

@@ -1,0 +1,25 @@
+"""What may name a benchmark: it becomes a hive partition folder (``benchmark=<name>``).
+
+Kept free of heavy imports so that the command line can check ``--benchmark``
+before anything starts (``scorehouse --help`` must stay fast).
+"""
+
+from __future__ import annotations
+
+import re
+
+BENCHMARK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+
+
+class BenchmarkNameError(ValueError):
+    """A benchmark name that cannot name a partition folder."""
+
+
+def check_benchmark_name(name: str) -> str:
+    """``name`` when it can name a partition; :class:`BenchmarkNameError` saying what to do otherwise."""
+    if not BENCHMARK_NAME.match(name):
+        raise BenchmarkNameError(
+            f"benchmark name {name!r} cannot name a partition; use letters, digits and . _ + - "
+            f"(give --benchmark such a name)"
+        )
+    return name
