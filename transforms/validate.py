@@ -11,7 +11,10 @@ user gave is silently dropped.  A row is quarantined, with its reason, when:
   (task, metric, instance) — with a different value: every such row is
   quarantined, since there is no telling which one is right;
 - it repeats an earlier row with the same value: the first copy lands and the
-  later ones are quarantined as exact duplicates of it.
+  later ones are quarantined as exact duplicates of it;
+- its parser flagged it with a ``reason`` (an optional column of the parsed
+  rows): a cell the parser could read but cannot tell the meaning of, such as
+  one value in a paired leaderboard cell.
 
 A null value is a cell the dump marks as missing; it lands with a null score
 (missing scores are data: methods that handle them need to see them).
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from warehouse.schema import QUARANTINE, SCORES, conform, parsed_schema
+from warehouse.schema import PARSER_REASON, QUARANTINE, SCORES, conform, parsed_schema
 
 VOTER_KEY = ("benchmark", "task", "metric", "instance", "system")
 
@@ -52,9 +55,10 @@ def validate_rows(rows: pl.DataFrame, *, file: str, load_id: str) -> Validated:
     ``value`` is text, or Float64 from a typed format (then nothing can be
     non-numeric).  Files without any repeated key skip the per-key grouping.
     """
+    flagged = rows.get_column(PARSER_REASON) if PARSER_REASON in rows.columns else pl.lit(None, dtype=pl.String)
     # Names are compared without surrounding blanks: " BERT" and "BERT" are one system.
     rows = conform(rows, parsed_schema(rows)).with_row_index("_row").with_columns(
-        pl.col("system", "task", "metric").str.strip_chars()
+        pl.col("system", "task", "metric").str.strip_chars(), _flagged=flagged
     )
     typed = rows.schema["value"].is_float()
     number = pl.col("value") if typed else pl.col("value").str.strip_chars().cast(pl.Float64, strict=False)
@@ -65,6 +69,7 @@ def validate_rows(rows: pl.DataFrame, *, file: str, load_id: str) -> Validated:
         pl.when(blank("system")).then(pl.lit("empty system name"))
         .when(blank("task")).then(pl.lit("empty task name"))
         .when(blank("metric")).then(pl.lit("empty metric name"))
+        .when(pl.col("_flagged").is_not_null()).then(pl.col("_flagged"))
         .when(pl.col("value").is_not_null() & pl.col("_number").is_null())
         .then(pl.format("non-numeric score {}", text))
         .when(pl.col("_number").is_not_null() & ~pl.col("_number").is_finite())

@@ -26,15 +26,23 @@ PARSED_ROWS: dict[str, pl.DataType] = {
 }
 
 
+# The optional column of parsed rows in which a parser says why a row cannot be used
+# (validation quarantines the row with that reason).
+PARSER_REASON = "reason"
+
+
 def parsed_schema(rows: pl.DataFrame) -> dict[str, pl.DataType]:
     """:data:`PARSED_ROWS` for ``rows``: ``value`` stays Float64 when a typed format gave numbers.
 
     Formats with typed columns (Parquet) have no text to validate; turning
     their numbers into text and back would only cost time (and digits).
     """
+    schema = dict(PARSED_ROWS)
     if "value" in rows.columns and rows.schema["value"].is_float():
-        return {**PARSED_ROWS, "value": pl.Float64()}
-    return PARSED_ROWS
+        schema["value"] = pl.Float64()
+    if PARSER_REASON in rows.columns:
+        schema[PARSER_REASON] = pl.String()
+    return schema
 
 
 # The canonical long table.  ``instance`` is null for task-level rows;

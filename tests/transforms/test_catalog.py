@@ -54,9 +54,9 @@ def test_group_weight_is_optional_and_defaults_to_one():
     )
     catalog = resolve_metrics(keys, check_rules(table, "test rules"))
     assert catalog.select("task", "group", "group_weight").rows() == [("CoLA", "CoLA", 1.0), ("MNLI-m", "MNLI", 0.5)]
-    with pytest.raises(MetricRulesError, match="data line 1: group_weight must be a number >= 0"):
+    with pytest.raises(MetricRulesError, match="rule 1 under the header: group_weight must be a number >= 0"):
         check_rules(table.with_columns(group_weight=pl.lit("-1")), "test rules")
-    with pytest.raises(MetricRulesError, match="data line 1: group_weight must be a number >= 0"):
+    with pytest.raises(MetricRulesError, match="rule 1 under the header: group_weight must be a number >= 0"):
         check_rules(table.with_columns(group_weight=pl.lit("heavy")), "test rules")
 
 

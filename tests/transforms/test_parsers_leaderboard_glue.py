@@ -13,6 +13,7 @@ import pytest
 from tests.transforms.strategies_leaderboard import bundled, written
 from transforms.parsers import leaderboard_rankingnlp, leaderboard_votenrank
 from transforms.parsers.base import ParseError
+from transforms.validate import validate_rows
 from transforms.parsers.leaderboard_columns import XTREME
 
 VNR_GLUE = "vote_and_rank/tables/leaderboards - GLUE.csv"
@@ -229,7 +230,9 @@ def test_benchmark_argument_overrides_the_default():
     assert rows["benchmark"].unique().to_list() == ["glue-vnr"]
 
 
-def test_unsplittable_pair_and_empty_name_are_kept_and_reported():
+def test_unsplittable_pair_is_quarantined_and_empty_name_kept_and_reported():
+    """A paired cell with one value ('93.9', 'abc/') is neither copied into both halves nor read as
+    missing: both halves keep its text and are quarantined with the reason (issue 17, item 8)."""
     header = "Rank,Name,Model,URL,Score,CoLA,SST-2,MRPC,STS-B,QQP,MNLI-m,MNLI-mm,QNLI,RTE,WNLI,AX\n"
     body = "1,T,A,,80,1,2,93.9,abc/,-/5,3,4,5,6,7,8\n2,T, \t ,,x,1,2,1/2,3/4,5/6,3,4,5,6,7,8\n"
     with written("leaderboards - GLUE.csv", (header + body).encode()) as path:
@@ -238,8 +241,8 @@ def test_unsplittable_pair_and_empty_name_are_kept_and_reported():
     assert rows.height == 2 * 15
     assert cell(rows, "A", "MRPC", "F1") == ("93.9", 2)
     assert cell(rows, "A", "MRPC", "acc") == ("93.9", 2)
-    assert cell(rows, "A", "STS-B", "Pearson") == ("abc", 2)
-    assert cell(rows, "A", "STS-B", "Spearman") == (None, 2)
+    assert cell(rows, "A", "STS-B", "Pearson") == ("abc/", 2)
+    assert cell(rows, "A", "STS-B", "Spearman") == ("abc/", 2)
     assert cell(rows, "A", "QQP", "F1") == (None, 2)
     assert cell(rows, "A", "QQP", "acc") == ("5", 2)
     nameless = rows.filter(pl.col("system").is_null())
@@ -247,9 +250,16 @@ def test_unsplittable_pair_and_empty_name_are_kept_and_reported():
     assert nameless.filter(task="Score")["value"].to_list() == ["x"]
     assert parsed.problems == (
         "line 3: empty system name; its cells are kept with a null system",
-        "line 2: cell '93.9' of paired column MRPC (F1) is not two numbers 'a/b'; kept whole as the value of "
-        "both halves",
+        "line 2: cell '93.9' of paired column MRPC (F1) is not two values 'a/b'; both halves quarantined",
+        "line 2: cell 'abc/' of paired column STS-B (Pearson) is not two values 'a/b'; both halves quarantined",
     )
+    validated = validate_rows(rows, file="leaderboards - GLUE.csv", load_id="l")
+    assert validated.scores.height + validated.quarantine.height == rows.height
+    flagged = validated.quarantine.filter(pl.col("reason").str.contains("which half"))
+    assert sorted(zip(flagged["task"], flagged["metric"], flagged["value"])) == [
+        ("MRPC", "F1", "93.9"), ("MRPC", "acc", "93.9"), ("STS-B", "Pearson", "abc/"), ("STS-B", "Spearman", "abc/"),
+    ]
+    assert validated.scores.filter(pl.col("task").is_in(["MRPC", "STS-B"]), system="A").height == 0
 
 
 def test_unknown_header_and_ragged_row_are_named_errors():

@@ -32,6 +32,12 @@ def bump(monkeypatch: pytest.MonkeyPatch, format_name: str, version: int = 2) ->
     monkeypatch.setitem(FORMATS, format_name, dataclasses.replace(FORMATS[format_name], parser_version=version))
 
 
+@pytest.fixture(autouse=True)
+def votenrank_at_version_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests ingest with the Vote'n'Rank parser at version 1 and then bump it: its real version moves on."""
+    bump(monkeypatch, "votenrank-leaderboard", 1)
+
+
 def rows_of(home: Path, load_id: str) -> pl.DataFrame:
     return sql(home, f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores_history WHERE load_id = '{load_id}' ORDER BY ALL")
 

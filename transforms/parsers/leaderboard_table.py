@@ -182,32 +182,38 @@ def melt(
     """One PARSED_ROWS row per (record, value column) of ``frame`` (from
     :func:`cells`, with a ``system`` column added).
 
-    A paired column's cell is split at :data:`PAIR_SEPARATOR`; a cell that is
-    not missing and not exactly two halves is kept whole in both halves' rows
-    (validation then judges the text) and reported.
+    A paired column's cell is split at :data:`PAIR_SEPARATOR` into two halves,
+    each a value or a missing marker.  A cell that is not missing and not two
+    non-empty halves (``93.9``, ``93.9/``) keeps its whole text in both halves'
+    rows with a ``reason`` that quarantines them: which half a lone value is
+    cannot be told, so it is never copied into both halves nor read as missing.
+    Such cells are also reported.
     """
     problems: list[str] = []
     parts = []
     for column in columns:
         cell = pl.col(f"c{column.index}")
+        reason = pl.lit(None, dtype=pl.String)
         if column.half is None:
             value = missing_to_null(cell)
         else:
             halves = cell.str.split(PAIR_SEPARATOR)
-            is_pair = halves.list.len() == 2
-            whole_missing = missing_to_null(cell).is_null()
+            is_pair = (halves.list.len() == 2) & halves.list.eval(pl.element().str.strip_chars() != "").list.all()
+            malformed = missing_to_null(cell).is_not_null() & ~is_pair
             value = (
-                pl.when(whole_missing)
-                .then(None)
-                .when(is_pair)
-                .then(missing_to_null(halves.list.get(column.half, null_on_oob=True)))
-                .otherwise(cell.str.strip_chars())
+                pl.when(malformed)
+                .then(cell.str.strip_chars())
+                .otherwise(missing_to_null(halves.list.get(column.half, null_on_oob=True)))
+            )
+            reason = pl.when(malformed).then(
+                pl.format(f"cell {{}} of paired column {column.task} is not two values 'a{PAIR_SEPARATOR}b': "
+                          "which half it is cannot be told", cell.str.strip_chars())
             )
             if column.half == 0:
-                bad = frame.filter(~whole_missing & ~is_pair)
+                bad = frame.filter(malformed)
                 problems.extend(
-                    f"line {line}: cell {text!r} of paired column {column.task} ({column.metric}) is not two numbers "
-                    f"'a{PAIR_SEPARATOR}b'; kept whole as the value of both halves"
+                    f"line {line}: cell {text!r} of paired column {column.task} ({column.metric}) is not two values "
+                    f"'a{PAIR_SEPARATOR}b'; both halves quarantined"
                     for text, line in zip(bad[f"c{column.index}"], bad["line"], strict=True)
                 )
         parts.append(
@@ -219,6 +225,7 @@ def melt(
                 system=pl.col("system"),
                 value=value,
                 line=pl.col("line"),
+                reason=reason,
             )
         )
     rows = pl.concat(parts).sort("line", maintain_order=True) if parts else pl.DataFrame(schema=PARSED_ROWS)

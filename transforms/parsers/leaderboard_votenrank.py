@@ -63,7 +63,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
 FORMAT = register_format(
     Format(
         name="votenrank-leaderboard",
-        parser_version=1,
+        parser_version=2,  # 2: a paired cell with one value is quarantined, not copied into both halves
         sniff=sniff,
         parse=parse,
         description="GLUE / SuperGLUE leaderboard scrape of Vote'n'Rank (Rank,Name,Model,URL,Score,tasks; "
