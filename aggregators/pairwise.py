@@ -14,10 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from aggregators.profile import Profile
 
 CHUNK_CELLS = 1 << 22  # voters x systems x systems booleans compared at a time (4 MiB): stays in cache
+MIN_SHARED_VOTERS = 16  # voters sharing a set of scored systems that are counted together, densely
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,52 @@ def outcome_matrices(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return above, level
 
 
+def _dense_counts(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Win and tie counts of voters that scored every column: all pairs at once, blocks of voters.
+
+    Summed with ``einsum`` (plain C loops): BLAS products of these tall, thin
+    matrices gain nothing from threads and, on a busy machine, their spinning
+    threads made them a hundred times slower.
+    """
+    n_voters, n = scores.shape
+    wins = np.zeros((weights.shape[1], n, n))
+    ties = np.zeros((weights.shape[1], n, n))
+    block = max(1, CHUNK_CELLS // max(1, n * n))
+    for start in range(0, n_voters, block):  # blocks of voters: a few hundred passes, not one per voter
+        part = scores[start : start + block]
+        weight = weights[start : start + block]
+        wins += np.einsum("vc,vij->cij", weight, part[:, :, None] > part[:, None, :])
+        ties += np.einsum("vc,vij->cij", weight, part[:, :, None] == part[:, None, :])
+    return wins, ties
+
+
+def _scattered_counts(scores: np.ndarray, weights: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Win and tie counts from each voter's scored systems only, scattered into ``n x n`` bins.
+
+    Voters are taken together by their number ``k`` of scored systems (a loop
+    over the distinct ``k``, at most ``n``): their ``k`` scored columns are
+    gathered into a voters x k matrix, compared all pairs at once, and summed
+    into the global bins with ``bincount``.  Cost: ``sum over voters of k_v^2``.
+    """
+    observed = ~np.isnan(scores)
+    scored = observed.sum(axis=1)
+    wins = np.zeros((weights.shape[1], n * n))
+    ties = np.zeros((weights.shape[1], n * n))
+    for k in np.unique(scored[scored > 0]):
+        rows = np.flatnonzero(scored == k)
+        columns = np.nonzero(observed[rows])[1].reshape(rows.size, k)  # row-major: each voter's columns
+        values = np.take_along_axis(scores[rows], columns, axis=1)
+        block = max(1, CHUNK_CELLS // int(k * k))
+        for start in range(0, rows.size, block):  # blocks of voters, as in the dense count
+            cols, part = columns[start : start + block], values[start : start + block]
+            cell = cols[:, :, None] * n + cols[:, None, :]
+            for outcome, out in ((part[:, :, None] > part[:, None, :], wins), (part[:, :, None] == part[:, None, :], ties)):
+                for c in range(weights.shape[1]):  # the q weightings: one or two
+                    weight = np.broadcast_to(weights[rows[start : start + block], c, None, None], outcome.shape)
+                    out[c] += np.bincount(cell[outcome], weights=weight[outcome], minlength=n * n)
+    return wins.reshape(-1, n, n), ties.reshape(-1, n, n)
+
+
 def weighted_pair_counts(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weighted win and tie counts between every two systems, over the voters that scored both.
 
@@ -65,20 +113,38 @@ def weighted_pair_counts(scores: np.ndarray, weights: np.ndarray) -> tuple[np.nd
     that scored ``i``).  NaN compares false, so a voter that lacks either
     system counts in neither.
 
-    Blocks of voters are compared all pairs at once and summed with
-    ``einsum`` (plain C loops): BLAS products of these tall, thin matrices
-    gain nothing from threads and, on a busy machine, their spinning threads
-    made them a hundred times slower.
+    The cost grows with the scores that exist, ``sum over voters of k_v^2``
+    (``k_v`` the systems voter ``v`` scored), not with voters x systems^2:
+    voters that scored the same set of systems (a task's voters, mostly) are
+    counted together over that set's columns, and added into its rows and
+    columns; the voters of rarer sets (fewer than :data:`MIN_SHARED_VOTERS`
+    share it) are counted from their scored systems only
+    (:func:`_scattered_counts`).
     """
     n_voters, n = scores.shape
+    observed = ~np.isnan(scores)
+    if observed.all():
+        return _dense_counts(scores, weights)
     wins = np.zeros((weights.shape[1], n, n))
     ties = np.zeros((weights.shape[1], n, n))
-    block = max(1, CHUNK_CELLS // max(1, n * n))
-    for start in range(0, n_voters, block):  # blocks of voters: a few hundred passes, not one per voter
-        part = scores[start : start + block]
-        weight = weights[start : start + block]
-        wins += np.einsum("vc,vij->cij", weight, part[:, :, None] > part[:, None, :])
-        ties += np.einsum("vc,vij->cij", weight, part[:, :, None] == part[:, None, :])
+    patterns, inverse, sizes = np.unique(
+        np.packbits(observed, axis=1), axis=0, return_inverse=True, return_counts=True
+    )
+    inverse = inverse.reshape(-1)
+    order = np.argsort(inverse, kind="stable")
+    ends = np.cumsum(sizes)
+    for p in np.flatnonzero(sizes >= MIN_SHARED_VOTERS):  # a loop over shared sets of scored systems
+        rows = order[ends[p] - sizes[p] : ends[p]]
+        columns = np.flatnonzero(np.unpackbits(patterns[p], count=n))
+        shared = np.ix_(np.arange(weights.shape[1]), columns, columns)
+        part_wins, part_ties = _dense_counts(scores[np.ix_(rows, columns)], weights[rows])
+        wins[shared] += part_wins
+        ties[shared] += part_ties
+    rare = sizes[inverse] < MIN_SHARED_VOTERS
+    if rare.any():
+        part_wins, part_ties = _scattered_counts(scores[rare], weights[rare], n)
+        wins += part_wins
+        ties += part_ties
     return wins, ties
 
 
@@ -133,3 +199,13 @@ def games(profile: Profile) -> Games:
     voter, pair = np.nonzero(played)  # row-major: voter first, then pair order
     result = np.where(left > right, 1.0, np.where(left == right, 0.5, 0.0))[voter, pair]
     return Games(first=a[pair], second=b[pair], result=result, weight=profile.weights[voter])
+
+
+def co_scored(scores: np.ndarray) -> np.ndarray:
+    """``out[i, j]``: the number of voters that scored both ``i`` and ``j``; the diagonal, those that scored ``i``.
+
+    A sparse product of the voters x systems indicator with itself: its cost
+    is the sum over voters of ``k_v^2`` (``k_v`` the systems voter ``v`` scored).
+    """
+    seen = sparse.csr_array((~np.isnan(scores)).astype(np.int64))
+    return np.asarray((seen.T @ seen).toarray(), dtype=np.int64)
