@@ -149,14 +149,15 @@ def partition_pass(warehouse, shape, metrics, methods, drop: pl.DataFrame | None
         scores = dense.scores
         if drop is not None:
             task_of_group = [g.split(VOTER_SEPARATOR)[0] for g in dense.group_names]
-            blank = np.zeros((len(task_of_group), len(shape.systems)), dtype=bool)
-            index = {s: i for i, s in enumerate(shape.systems)}
+            blank = np.zeros((len(task_of_group), len(dense.systems)), dtype=bool)
+            index = {s: i for i, s in enumerate(dense.systems)}
             for task, system in drop.iter_rows():  # a loop over (task, system) cells: hundreds
-                blank[[g for g, t in enumerate(task_of_group) if t == task], index[system]] = True
+                if system in index:
+                    blank[[g for g, t in enumerate(task_of_group) if t == task], index[system]] = True
             scores = np.where(blank[dense.groups], np.nan, scores)
-        voters = Voters(dense.systems, scores, dense.weights, dense.groups, dense.group_names)
+        voters = Voters(dense.systems, scores, dense.weights, dense.groups, dense.group_names, dense.absent)
         partials.append(partition_partials(voters, methods))
-    return {m: combine([p[m] for p in partials]) for m in methods}
+    return {m: combine([p[m] for p in partials], shape.systems) for m in methods}
 
 
 def run_bench(n_scores: int, workdir: Path, seed: int, benchmarks: int, tasks: int) -> dict:

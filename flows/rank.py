@@ -129,7 +129,7 @@ def combined_partials(
 ) -> dict[str, Partial]:
     """Each method's partial sums over every partition, combined."""
     per_partition = map_tasks(partition_partial, [(warehouse, p, systems, metrics, methods) for p in partitions], parallel)
-    return {m: combine([p[m] for p in per_partition]) for m in methods}
+    return {m: combine([p[m] for p in per_partition], systems) for m in methods}
 
 
 @io_task
