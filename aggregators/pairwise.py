@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from aggregators.partial import Partial, Voters
 from aggregators.profile import Profile
 
 CHUNK_CELLS = 1 << 22  # voters x systems x systems booleans compared at a time (4 MiB): stays in cache
@@ -209,3 +210,14 @@ def co_scored(scores: np.ndarray) -> np.ndarray:
     """
     seen = sparse.csr_array((~np.isnan(scores)).astype(np.int64))
     return np.asarray((seen.T @ seen).toarray(), dtype=np.int64)
+
+
+def coverage_partial(voters: Voters) -> Partial:
+    """One partition's :func:`co_scored` counts as combinable sums (key ``"co_scored"``)."""
+    return Partial(
+        systems=tuple(voters.systems),
+        n_voters=voters.scores.shape[0],
+        n_counted=voters.scores.shape[0],
+        weight=float(np.sum(voters.weights)),
+        totals={"co_scored": co_scored(voters.scores)},
+    )
