@@ -63,7 +63,6 @@ from typing import Any
 
 import numpy as np
 from scipy import sparse
-from scipy.stats import rankdata
 
 from aggregators.errors import InvalidBallotsError
 from aggregators.pairwise import weighted_pair_counts
@@ -112,6 +111,26 @@ def pairwise_probabilities(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     return probabilities, n_informative
 
 
+def observed_ranks(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The scored cells (voter, system) and each one's average rank among its voter's scores (1 = best).
+
+    One sort of the scored cells by voter, then score descending: a cell's
+    rank is its position in its voter's run, averaged over a run of equal
+    scores (scipy's ``rankdata(method="average")`` of every row, without
+    touching the missing cells).
+    """
+    voter, system = np.nonzero(~np.isnan(scores))
+    values = scores[voter, system]
+    order = np.lexsort((-values, voter))
+    voter, system, values = voter[order], system[order], values[order]
+    position = np.arange(voter.size) - np.searchsorted(voter, voter) + 1
+    run_starts = np.ones(voter.size, dtype=bool)
+    run_starts[1:] = (voter[1:] != voter[:-1]) | (values[1:] != values[:-1])
+    run = np.cumsum(run_starts) - 1
+    run_sizes = np.bincount(run)
+    return voter, system, position[run_starts][run] + (run_sizes[run] - 1) / 2
+
+
 def imputation_sums(
     scores: np.ndarray, weights: np.ndarray, wins: np.ndarray, ties: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -119,16 +138,19 @@ def imputation_sums(
 
     ``wins`` and ``ties`` are :func:`weighted_pair_counts` of ``scores``
     weighted by ``weights``.  Both sums add up over disjoint sets of voters.
+    Only the scored cells are visited: ``C`` is a product of sparse matrices.
     """
-    observed = ~np.isnan(scores)
-    n_observed = observed.sum(axis=1)
-    ranks = rankdata(-scores, method="average", axis=1, nan_policy="omit")
-    # a_vi = 1/2 - P(an unobserved system lands above observed i) = 1/2 - r / (k + 1); 0 on missing cells.
-    lead = np.where(observed, weights[:, None] * (0.5 - ranks / (n_observed + 1)[:, None]), 0.0)
-    both = sparse.csr_array(lead).T @ sparse.csr_array(observed.astype(float))
-    imputed = np.asarray(both.toarray())
+    n_voters, n = scores.shape
+    voter, system, ranks = observed_ranks(scores)
+    n_observed = np.bincount(voter, minlength=n_voters)
+    # a_vi = 1/2 - P(an unobserved system lands above observed i) = 1/2 - r / (k + 1)
+    lead = weights[voter] * (0.5 - ranks / (n_observed[voter] + 1))
+    shape = (n_voters, n)
+    seen = sparse.csr_array((np.ones(voter.size), (voter, system)), shape=shape)
+    imputed = np.asarray((sparse.csr_array((lead, (voter, system)), shape=shape).T @ seen).toarray())
     co_weight = wins + wins.T + ties
-    return wins + 0.5 * ties - 0.5 * co_weight - imputed + imputed.T, lead.sum(axis=0)
+    above = np.bincount(system, weights=lead, minlength=n)
+    return wins + 0.5 * ties - 0.5 * co_weight - imputed + imputed.T, above
 
 
 def probability_sums(pairs: np.ndarray, above: np.ndarray, total_weight: float) -> np.ndarray:

@@ -128,25 +128,36 @@ def weighted_pair_counts(scores: np.ndarray, weights: np.ndarray) -> tuple[np.nd
         return _dense_counts(scores, weights)
     wins = np.zeros((weights.shape[1], n, n))
     ties = np.zeros((weights.shape[1], n, n))
-    patterns, inverse, sizes = np.unique(
-        np.packbits(observed, axis=1), axis=0, return_inverse=True, return_counts=True
-    )
-    inverse = inverse.reshape(-1)
-    order = np.argsort(inverse, kind="stable")
-    ends = np.cumsum(sizes)
+    order, starts, sizes = _shared_sets(observed)
     for p in np.flatnonzero(sizes >= MIN_SHARED_VOTERS):  # a loop over shared sets of scored systems
-        rows = order[ends[p] - sizes[p] : ends[p]]
-        columns = np.flatnonzero(np.unpackbits(patterns[p], count=n))
+        rows = order[starts[p] : starts[p] + sizes[p]]
+        columns = np.flatnonzero(observed[rows[0]])
         shared = np.ix_(np.arange(weights.shape[1]), columns, columns)
         part_wins, part_ties = _dense_counts(scores[np.ix_(rows, columns)], weights[rows])
         wins[shared] += part_wins
         ties[shared] += part_ties
-    rare = sizes[inverse] < MIN_SHARED_VOTERS
+    rare = np.empty(n_voters, dtype=bool)
+    rare[order] = np.repeat(sizes < MIN_SHARED_VOTERS, sizes)
     if rare.any():
         part_wins, part_ties = _scattered_counts(scores[rare], weights[rare], n)
         wins += part_wins
         ties += part_ties
     return wins, ties
+
+
+def _shared_sets(observed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Voters grouped by the set of systems they scored: an order of the voters, each set's start in it and size.
+
+    Each voter's set is packed into 64-bit words and the voters sorted by
+    them (``lexsort``: far cheaper than ``unique`` over rows of bytes).
+    """
+    packed = np.packbits(observed, axis=1)
+    packed = np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8)))
+    words = np.ascontiguousarray(packed).view(np.uint64)
+    order = np.lexsort(words.T[::-1])
+    ordered = words[order]
+    starts = np.flatnonzero(np.r_[True, (ordered[1:] != ordered[:-1]).any(axis=1)])
+    return order, starts, np.diff(np.r_[starts, order.size])
 
 
 def count_pairs(systems: tuple[str, ...], scores: np.ndarray, weights: np.ndarray) -> PairCounts:

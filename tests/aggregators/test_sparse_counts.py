@@ -5,6 +5,9 @@ import itertools
 import numpy as np
 import pytest
 
+from scipy.stats import rankdata
+
+from aggregators.borda_partial import observed_ranks
 from aggregators.pairwise import MIN_SHARED_VOTERS, co_scored, weighted_pair_counts
 
 
@@ -60,3 +63,13 @@ def test_shared_and_scattered_paths_agree_with_the_dense_count():
     for wins in (shared[0], scattered[0] + last[0]):
         np.testing.assert_allclose(wins[np.ix_([0], columns, columns)], dense[0])
         assert not wins[:, [1, 4, 5]].any() and not wins[:, :, [1, 4, 5]].any()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_observed_ranks_are_scipys_average_ranks(seed):
+    rng = np.random.default_rng(seed)
+    scores = sparse_profile(rng, 40, 12, density=0.3 + 0.1 * seed, shared=4)
+    voter, system, ranks = observed_ranks(scores)
+    expected = rankdata(-scores, method="average", axis=1, nan_policy="omit")
+    assert sorted(zip(voter.tolist(), system.tolist())) == sorted(zip(*np.nonzero(~np.isnan(scores))))
+    np.testing.assert_allclose(ranks, expected[voter, system])
