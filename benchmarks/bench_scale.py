@@ -32,6 +32,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -276,22 +277,32 @@ def print_table(result: dict) -> None:
         print(f"  {method:56} {tau:.3f}")
 
 
+def parse_with_workdir(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """``parser``'s arguments plus ``--json``, ``--workdir`` and ``--keep`` (shared by the scale benchmarks)."""
+    parser.add_argument("--json", type=Path, help="write the measurements here")
+    parser.add_argument("--workdir", type=Path, help="where to generate (default: a fresh folder under /tmp)")
+    parser.add_argument("--keep", action="store_true", help="keep the generated data and warehouses")
+    return parser.parse_args(argv)
+
+
+def in_workdir(args: argparse.Namespace, bench: Callable[[Path], dict]) -> dict:
+    """``bench(workdir)`` in ``args.workdir`` (default: a fresh folder), removed afterwards unless ``args.keep``."""
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="scorehouse-bench-"))
+    try:
+        return bench(workdir)
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scores", type=int, default=1_000_000, help="scores to generate (default 1M)")
     parser.add_argument("--benchmarks", type=int, default=4)
     parser.add_argument("--tasks", type=int, default=16, help="tasks per benchmark")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", type=Path, help="write the measurements here")
-    parser.add_argument("--workdir", type=Path, help="where to generate (default: a fresh folder under /tmp)")
-    parser.add_argument("--keep", action="store_true", help="keep the generated data and warehouse")
-    args = parser.parse_args(argv)
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="scorehouse-bench-"))
-    try:
-        result = run_bench(args.scores, workdir, args.seed, args.benchmarks, args.tasks)
-    finally:
-        if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
+    args = parse_with_workdir(parser, argv)
+    result = in_workdir(args, lambda workdir: run_bench(args.scores, workdir, args.seed, args.benchmarks, args.tasks))
     print_table(result)
     low = {m: t for m, t in result["kendall_tau"].items() if not t > 0.9}
     if args.json:

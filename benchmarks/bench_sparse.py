@@ -33,7 +33,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +40,7 @@ import polars as pl
 
 from aggregators import REGISTRY, AggregationError, run
 from aggregators.synthetic import gumbel_scores, system_names
-from benchmarks.bench_scale import Steps, bare_rank
+from benchmarks.bench_scale import Steps, bare_rank, in_workdir, parse_with_workdir
 from transforms.rank_plan import NotApplicable, complete_ballots, default_runs
 from transforms.synth import SynthSpec
 
@@ -158,16 +157,8 @@ def print_table(result: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--instances", type=int, default=500, help="instances per task of the dense case (2000: 10.2 M scores)")
-    parser.add_argument("--json", type=Path, help="write the measurements here")
-    parser.add_argument("--workdir", type=Path, help="where to generate (default: a fresh folder under /tmp)")
-    parser.add_argument("--keep", action="store_true", help="keep the generated data and warehouses")
-    args = parser.parse_args(argv)
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="scorehouse-sparse-"))
-    try:
-        result = run_bench(args.instances, workdir)
-    finally:
-        if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
+    args = parse_with_workdir(parser, argv)
+    result = in_workdir(args, lambda workdir: run_bench(args.instances, workdir))
     print_table(result)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
