@@ -65,7 +65,7 @@ def _ranked(coverage: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
 
 def benchmark_shape(
     warehouse: Warehouse, benchmark: str, level: str, metrics: pl.DataFrame, coverage: pl.DataFrame | None = None,
-    partition_rows: int = PARTITION_ROWS,
+    partition_rows: int = PARTITION_ROWS, partition_cells: int = PARTITION_CELLS,
 ) -> BenchmarkShape:
     """Plan the partitions of ``benchmark`` at ``level`` (``coverage`` defaults to the warehouse's current one)."""
     coverage = warehouse.current_coverage() if coverage is None else coverage
@@ -90,7 +90,7 @@ def benchmark_shape(
     for task in tasks.iter_rows(named=True):  # a loop over tasks (tens to thousands)
         task_voters = task["rows"] / max(1, len(task["systems"]))  # about: a voter scores each of its task's systems
         wider = columns | set(task["systems"])
-        if batch and (rows + task["rows"] > partition_rows or (voters + task_voters) * len(wider) > PARTITION_CELLS):
+        if batch and (rows + task["rows"] > partition_rows or (voters + task_voters) * len(wider) > partition_cells):
             partitions.append(_partition(warehouse, benchmark, level, batch))
             batch, rows, voters, wider = [], 0, 0.0, set(task["systems"])
         batch.append(task)
