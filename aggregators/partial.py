@@ -82,6 +82,8 @@ def _lookup(sums: Mapping[str, np.ndarray], key: str) -> np.ndarray:
 
 def group_totals(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
     """``out[g, s] = sum of values[v, s] over the voters v of group g`` (a loop over systems)."""
+    if values.shape[1] == 0:  # a partition whose voters scored no system
+        return np.zeros((n_groups, 0))
     return np.column_stack(
         [np.bincount(groups, weights=values[:, s], minlength=n_groups) for s in range(values.shape[1])]
     ).reshape(n_groups, values.shape[1])
