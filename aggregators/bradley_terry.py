@@ -10,13 +10,13 @@ with gradient ``W_a - sum_b N_ab s(t_a - t_b)`` (``s`` the logistic function)
 and Hessian minus the Laplacian of the weights ``N_ab s (1 - s)``; it is
 maximised by Newton's method with a backtracking line search (Hunter, 2004,
 "MM algorithms for generalized Bradley–Terry models", Annals of Statistics
-32(1), section 3, on the same likelihood; his MM iteration reaches the same
+32(1), studies the same likelihood; his MM iteration reaches the same
 maximum, but needs thousands of iterations on sparse comparison graphs where
 Newton needs a few dozen).
 
 The maximum-likelihood estimate exists only when the win graph is strongly
 connected (Hunter's assumption 1): a system that never wins would get strength
-0, and the iteration would creep towards it forever.  ``prior`` adds a virtual
+0, and the fit would run off towards it forever.  ``prior`` adds a virtual
 ``prior`` win of every system over every other (default 0.5: one virtual tie
 per pair), which makes the estimate exist and unique for any data; it is a
 posterior mode rather than a plain maximum-likelihood estimate, and its effect
@@ -24,7 +24,8 @@ vanishes as the number of comparisons grows.  ``prior=0`` gives the plain
 estimate and is refused, with the culprit named, when it does not exist.
 
 Disconnected comparisons.  When the systems fall into several components of
-the comparison graph (two systems are linked when some voter scored both),
+the comparison graph (two systems are linked when some voter of positive
+weight scored both),
 the data says nothing about how the strengths of different components
 compare.  By default (``disconnected="separate"``) each component is fitted
 alone (the prior links only the pairs of one component) and centred to mean
