@@ -33,18 +33,27 @@ mean ``P = sum_v w_v P_v / sum_v w_v``: ``P[i, j]`` is the probability that
 weight, and ``P + P.T = 1`` off the diagonal.  The Borda score of a system is
 its row sum, the expected number of systems it beats (between 0 and n - 1).
 
-Closed form, no enumeration: after one per-voter sort (the average ranks),
-the observed-vs-unobserved terms depend only on ``r`` and ``k``, so they and
-the unobserved-vs-unobserved term are products ``A.T @ B`` of voters x systems
-matrices (indicators weighted by ``w_v`` and ``r / (k + 1)``); the
-observed-vs-observed term is accumulated by
-:func:`aggregators.pairwise.weighted_pair_counts` over blocks of voters.  Time is linear in the cells plus ``voters x systems^2`` for the
-accumulation; memory is a few voters x systems matrices.
+Closed form from the scores that exist, no enumeration.  Write
+``P_v[i, j] = 1/2 + D_v[i, j]``.  With ``a_vi = 1/2 - r_vi / (k_v + 1)`` for an
+observed ``i`` (0 otherwise), ``D_v[i, j]`` is ``a_vi`` when only ``i`` is
+observed, ``-a_vj`` when only ``j`` is, ``win - 1/2`` (1/2, 0 or -1/2) when
+both are, and 0 when neither is.  Summed over voters:
 
-Partition form: :func:`probability_sums` (the numerator of ``P``) and the
-total weight add up over disjoint sets of voters, so a benchmark is summed
-partition by partition and finished by :func:`probability_matrix`, as the
-whole-table method is.
+    sum_v w_v P_v[i, j] = W / 2 + A_i - A_j + B[i, j]
+
+with ``W`` the total weight, ``A_i = sum_v w_v a_vi`` and ``B`` a sum over the
+voters that scored both ``i`` and ``j`` only: ``wins + ties / 2 - co / 2 -
+C + C.T`` where ``co`` is their weight and ``C[i, j] = sum_v w_v a_vi`` over
+them.  ``wins`` and ``ties`` come from
+:func:`aggregators.pairwise.weighted_pair_counts` and ``C`` is a sparse
+product, so the cost is the sum over voters of ``k_v^2``, not voters x
+systems^2 (a system that is not in a partition at all contributes nothing).
+
+Partition form: ``A``, ``B`` (:func:`imputation_sums`) and the total weight
+add up over disjoint sets of voters, and over partitions that score different
+systems (a system a partition lacks has zeros there), so a benchmark is summed
+partition by partition and finished by :func:`probability_sums` and
+:func:`probability_matrix`, as the whole-table method is.
 """
 
 from __future__ import annotations
@@ -53,7 +62,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
+from scipy import sparse
 
 from aggregators.errors import InvalidBallotsError
 from aggregators.pairwise import weighted_pair_counts
@@ -65,11 +74,6 @@ CITATION = (
     "Himmi, Irurozki, Noiry, Clémençon, Colombo (2023). Towards More Robust NLP System "
     "Evaluation: Handling Missing Scores in Benchmarks. arXiv:2305.10284"
 )
-
-
-def cross_sum(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """``left.T @ right`` for voters x systems matrices, without BLAS (see :func:`weighted_pair_counts`)."""
-    return np.einsum("vi,vj->ij", left, right)
 
 
 def require_positive_weight(total: float, n_voters: int) -> float:
@@ -101,48 +105,77 @@ def pairwise_probabilities(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     """
     total = require_positive_weight(float(profile.weights.sum()), len(profile.voters))
     wins, ties = weighted_pair_counts(profile.scores, np.column_stack([profile.weights, profile.weights > 0]))
-    probabilities = probability_matrix(probability_sums(profile.scores, profile.weights, wins[0], ties[0]), total)
+    pairs, above = imputation_sums(profile.scores, profile.weights, wins[0], ties[0])
+    probabilities = probability_matrix(probability_sums(pairs, above, total), total)
     n_informative = np.rint(wins[1] + wins[1].T).astype(np.int64)
     return probabilities, n_informative
 
 
-def probability_sums(scores: np.ndarray, weights: np.ndarray, wins: np.ndarray, ties: np.ndarray) -> np.ndarray:
-    """``sum_v w_v P_v`` (diagonal not meaningful): the numerator of :func:`pairwise_probabilities`.
+def observed_ranks(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The scored cells (voter, system) and each one's average rank among its voter's scores (1 = best).
 
-    ``wins`` and ``ties`` are :func:`weighted_pair_counts` of ``scores`` weighted by
-    ``weights``.  Sums over disjoint sets of voters add up, so a benchmark can
-    be summed partition by partition.
+    One sort of the scored cells by voter, then score descending: a cell's
+    rank is its position in its voter's run, averaged over a run of equal
+    scores (scipy's ``rankdata(method="average")`` of every row, without
+    touching the missing cells).
     """
-    observed = ~np.isnan(scores)
-    n_observed = observed.sum(axis=1)
-    ranks = rankdata(-scores, method="average", axis=1, nan_policy="omit")
-    # P(an unobserved system lands above this observed one) = r / (k + 1); 0 on missing cells.
-    above = np.where(observed, ranks / (n_observed + 1)[:, None], 0.0)
-    seen = observed.astype(float)
-    weighted_missing = weights[:, None] * (1.0 - seen)
-    observed_over_missing = cross_sum(seen - above, weighted_missing)
-    missing_over_observed = cross_sum(weighted_missing, above)
-    both_missing = 0.5 * cross_sum(1.0 - seen, weighted_missing)
-    both_observed = wins + 0.5 * ties
-    return observed_over_missing + missing_over_observed + both_missing + both_observed
+    voter, system = np.nonzero(~np.isnan(scores))
+    values = scores[voter, system]
+    order = np.lexsort((-values, voter))
+    voter, system, values = voter[order], system[order], values[order]
+    position = np.arange(voter.size) - np.searchsorted(voter, voter) + 1
+    run_starts = np.ones(voter.size, dtype=bool)
+    run_starts[1:] = (voter[1:] != voter[:-1]) | (values[1:] != values[:-1])
+    run = np.cumsum(run_starts) - 1
+    run_sizes = np.bincount(run)
+    return voter, system, position[run_starts][run] + (run_sizes[run] - 1) / 2
+
+
+def imputation_sums(
+    scores: np.ndarray, weights: np.ndarray, wins: np.ndarray, ties: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``B`` (systems x systems) and ``A`` (per system) of the module docstring, for these voters.
+
+    ``wins`` and ``ties`` are :func:`weighted_pair_counts` of ``scores``
+    weighted by ``weights``.  Both sums add up over disjoint sets of voters.
+    Only the scored cells are visited: ``C`` is a product of sparse matrices.
+    """
+    n_voters, n = scores.shape
+    voter, system, ranks = observed_ranks(scores)
+    n_observed = np.bincount(voter, minlength=n_voters)
+    # a_vi = 1/2 - P(an unobserved system lands above observed i) = 1/2 - r / (k + 1)
+    lead = weights[voter] * (0.5 - ranks / (n_observed[voter] + 1))
+    shape = (n_voters, n)
+    seen = sparse.csr_array((np.ones(voter.size), (voter, system)), shape=shape)
+    imputed = np.asarray((sparse.csr_array((lead, (voter, system)), shape=shape).T @ seen).toarray())
+    co_weight = wins + wins.T + ties
+    above = np.bincount(system, weights=lead, minlength=n)
+    return wins + 0.5 * ties - 0.5 * co_weight - imputed + imputed.T, above
+
+
+def probability_sums(pairs: np.ndarray, above: np.ndarray, total_weight: float) -> np.ndarray:
+    """``sum_v w_v P_v`` (diagonal not meaningful) from :func:`imputation_sums` and the total weight."""
+    return 0.5 * total_weight + above[:, None] - above[None, :] + pairs
 
 
 def _partial_sums(voters: Voters) -> Partial:
-    """One partition's ``sum_v w_v P_v`` and total weight (the partition form's combinable sums)."""
+    """One partition's ``A``, ``B`` and total weight (the partition form's combinable sums)."""
     scores, weights = np.asarray(voters.scores, dtype=float), np.asarray(voters.weights, dtype=float)
     wins, ties = weighted_pair_counts(scores, weights[:, None])
+    pairs, above = imputation_sums(scores, weights, wins[0], ties[0])
     return Partial(
         systems=tuple(voters.systems),
         n_voters=scores.shape[0],
         n_counted=scores.shape[0],
         weight=float(weights.sum()),
-        totals={"probability": probability_sums(scores, weights, wins[0], ties[0])},
+        totals={"pairs": pairs, "above": above},
     )
 
 
 def _finish_sums(partial: Partial, params: Mapping[str, Any], two_step: bool) -> Scored:
     total = require_positive_weight(partial.weight, partial.n_voters)
-    return Scored(probability_matrix(partial.total("probability"), total).sum(axis=1))
+    sums = probability_sums(partial.total("pairs"), partial.total("above"), total)
+    return Scored(probability_matrix(sums, total).sum(axis=1))
 
 
 @register(

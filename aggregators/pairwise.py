@@ -14,10 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
+from aggregators.partial import Partial, Voters
 from aggregators.profile import Profile
 
 CHUNK_CELLS = 1 << 22  # voters x systems x systems booleans compared at a time (4 MiB): stays in cache
+MIN_SHARED_VOTERS = 16  # voters sharing a set of scored systems that are counted together, densely
 
 
 @dataclass(frozen=True)
@@ -54,21 +57,12 @@ def outcome_matrices(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return above, level
 
 
-def weighted_pair_counts(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted win and tie counts between every two systems, over the voters that scored both.
+def _dense_counts(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Win and tie counts of voters that scored every column: all pairs at once, blocks of voters.
 
-    ``scores`` is voters x systems (NaN = missing), ``weights`` is voters x q
-    (q weightings at once).  Returns ``wins`` and ``ties`` of shape
-    q x systems x systems: ``wins[c, i, j]`` is the sum of ``weights[v, c]``
-    over the voters with ``scores[v, i] > scores[v, j]``, ``ties[c, i, j]``
-    over the voters that scored both equally (the diagonal counts the voters
-    that scored ``i``).  NaN compares false, so a voter that lacks either
-    system counts in neither.
-
-    Blocks of voters are compared all pairs at once and summed with
-    ``einsum`` (plain C loops): BLAS products of these tall, thin matrices
-    gain nothing from threads and, on a busy machine, their spinning threads
-    made them a hundred times slower.
+    Summed with ``einsum`` (plain C loops): BLAS products of these tall, thin
+    matrices gain nothing from threads and, on a busy machine, their spinning
+    threads made them a hundred times slower.
     """
     n_voters, n = scores.shape
     wins = np.zeros((weights.shape[1], n, n))
@@ -80,6 +74,90 @@ def weighted_pair_counts(scores: np.ndarray, weights: np.ndarray) -> tuple[np.nd
         wins += np.einsum("vc,vij->cij", weight, part[:, :, None] > part[:, None, :])
         ties += np.einsum("vc,vij->cij", weight, part[:, :, None] == part[:, None, :])
     return wins, ties
+
+
+def _scattered_counts(scores: np.ndarray, weights: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Win and tie counts from each voter's scored systems only, scattered into ``n x n`` bins.
+
+    Voters are taken together by their number ``k`` of scored systems (a loop
+    over the distinct ``k``, at most ``n``): their ``k`` scored columns are
+    gathered into a voters x k matrix, compared all pairs at once, and summed
+    into the global bins with ``bincount``.  Cost: ``sum over voters of k_v^2``.
+    """
+    observed = ~np.isnan(scores)
+    scored = observed.sum(axis=1)
+    wins = np.zeros((weights.shape[1], n * n))
+    ties = np.zeros((weights.shape[1], n * n))
+    for k in np.unique(scored[scored > 0]):
+        rows = np.flatnonzero(scored == k)
+        columns = np.nonzero(observed[rows])[1].reshape(rows.size, k)  # row-major: each voter's columns
+        values = np.take_along_axis(scores[rows], columns, axis=1)
+        block = max(1, CHUNK_CELLS // int(k * k))
+        for start in range(0, rows.size, block):  # blocks of voters, as in the dense count
+            cols, part = columns[start : start + block], values[start : start + block]
+            cell = cols[:, :, None] * n + cols[:, None, :]
+            for outcome, out in ((part[:, :, None] > part[:, None, :], wins), (part[:, :, None] == part[:, None, :], ties)):
+                for c in range(weights.shape[1]):  # the q weightings: one or two
+                    weight = np.broadcast_to(weights[rows[start : start + block], c, None, None], outcome.shape)
+                    out[c] += np.bincount(cell[outcome], weights=weight[outcome], minlength=n * n)
+    return wins.reshape(-1, n, n), ties.reshape(-1, n, n)
+
+
+def weighted_pair_counts(scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted win and tie counts between every two systems, over the voters that scored both.
+
+    ``scores`` is voters x systems (NaN = missing), ``weights`` is voters x q
+    (q weightings at once).  Returns ``wins`` and ``ties`` of shape
+    q x systems x systems: ``wins[c, i, j]`` is the sum of ``weights[v, c]``
+    over the voters with ``scores[v, i] > scores[v, j]``, ``ties[c, i, j]``
+    over the voters that scored both equally (the diagonal counts the voters
+    that scored ``i``).  NaN compares false, so a voter that lacks either
+    system counts in neither.
+
+    The cost grows with the scores that exist, ``sum over voters of k_v^2``
+    (``k_v`` the systems voter ``v`` scored), not with voters x systems^2:
+    voters that scored the same set of systems (a task's voters, mostly) are
+    counted together over that set's columns, and added into its rows and
+    columns; the voters of rarer sets (fewer than :data:`MIN_SHARED_VOTERS`
+    share it) are counted from their scored systems only
+    (:func:`_scattered_counts`).
+    """
+    n_voters, n = scores.shape
+    observed = ~np.isnan(scores)
+    if observed.all():
+        return _dense_counts(scores, weights)
+    wins = np.zeros((weights.shape[1], n, n))
+    ties = np.zeros((weights.shape[1], n, n))
+    order, starts, sizes = _shared_sets(observed)
+    for p in np.flatnonzero(sizes >= MIN_SHARED_VOTERS):  # a loop over shared sets of scored systems
+        rows = order[starts[p] : starts[p] + sizes[p]]
+        columns = np.flatnonzero(observed[rows[0]])
+        shared = np.ix_(np.arange(weights.shape[1]), columns, columns)
+        part_wins, part_ties = _dense_counts(scores[np.ix_(rows, columns)], weights[rows])
+        wins[shared] += part_wins
+        ties[shared] += part_ties
+    rare = np.empty(n_voters, dtype=bool)
+    rare[order] = np.repeat(sizes < MIN_SHARED_VOTERS, sizes)
+    if rare.any():
+        part_wins, part_ties = _scattered_counts(scores[rare], weights[rare], n)
+        wins += part_wins
+        ties += part_ties
+    return wins, ties
+
+
+def _shared_sets(observed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Voters grouped by the set of systems they scored: an order of the voters, each set's start in it and size.
+
+    Each voter's set is packed into 64-bit words and the voters sorted by
+    them (``lexsort``: far cheaper than ``unique`` over rows of bytes).
+    """
+    packed = np.packbits(observed, axis=1)
+    packed = np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8)))
+    words = np.ascontiguousarray(packed).view(np.uint64)
+    order = np.lexsort(words.T[::-1])
+    ordered = words[order]
+    starts = np.flatnonzero(np.r_[True, (ordered[1:] != ordered[:-1]).any(axis=1)])
+    return order, starts, np.diff(np.r_[starts, order.size])
 
 
 def count_pairs(systems: tuple[str, ...], scores: np.ndarray, weights: np.ndarray) -> PairCounts:
@@ -133,3 +211,24 @@ def games(profile: Profile) -> Games:
     voter, pair = np.nonzero(played)  # row-major: voter first, then pair order
     result = np.where(left > right, 1.0, np.where(left == right, 0.5, 0.0))[voter, pair]
     return Games(first=a[pair], second=b[pair], result=result, weight=profile.weights[voter])
+
+
+def co_scored(scores: np.ndarray) -> np.ndarray:
+    """``out[i, j]``: the number of voters that scored both ``i`` and ``j``; the diagonal, those that scored ``i``.
+
+    A sparse product of the voters x systems indicator with itself: its cost
+    is the sum over voters of ``k_v^2`` (``k_v`` the systems voter ``v`` scored).
+    """
+    seen = sparse.csr_array((~np.isnan(scores)).astype(np.int64))
+    return np.asarray((seen.T @ seen).toarray(), dtype=np.int64)
+
+
+def coverage_partial(voters: Voters) -> Partial:
+    """One partition's :func:`co_scored` counts as combinable sums (key ``"co_scored"``)."""
+    return Partial(
+        systems=tuple(voters.systems),
+        n_voters=voters.scores.shape[0],
+        n_counted=voters.scores.shape[0],
+        weight=float(np.sum(voters.weights)),
+        totals={"co_scored": co_scored(voters.scores)},
+    )

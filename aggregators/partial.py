@@ -26,10 +26,12 @@ from aggregators.errors import InvalidBallotsError
 class Voters:
     """The voters of one partition, dense: ``scores[v, s]`` (higher is better, NaN = missing).
 
-    ``systems`` is the benchmark's full list (the same in every partition),
-    ``weights[v]`` the voter's weight and ``groups[v]`` the index of its group
-    in ``group_names``; ``group_weights[g]`` is group ``g``'s weight in a
-    two-step run (None: every group weighs the same).
+    ``systems`` are the benchmark's systems this partition scores (a sparse
+    benchmark's partition scores few of them: its matrix has only their
+    columns); ``absent`` counts the benchmark's other systems, which every
+    voter of the partition misses.  ``weights[v]`` is the voter's weight and
+    ``groups[v]`` the index of its group in ``group_names``; ``group_weights[g]``
+    is group ``g``'s weight in a two-step run (None: every group weighs the same).
     """
 
     systems: tuple[str, ...]
@@ -38,6 +40,7 @@ class Voters:
     groups: np.ndarray
     group_names: tuple[str, ...]
     group_weights: np.ndarray | None = None
+    absent: int = 0
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,10 @@ class Partial:
 
     ``totals`` add up across partitions; ``by_group`` has one row per group of
     ``group_names`` and is stacked across partitions (a group lies in one
-    partition).  ``n_counted`` voters of the ``n_voters`` are in the sums
+    partition).  Every axis of a total, and every axis but the first of a
+    per-group sum, runs over ``systems``: partials over different systems are
+    widened to their union, with zero sums for the systems a partition lacks
+    (:func:`widen`).  ``n_counted`` voters of the ``n_voters`` are in the sums
     (fewer when a form uses only the voters that scored every system), with
     total weight ``weight``.
     """
@@ -78,21 +84,52 @@ def _lookup(sums: Mapping[str, np.ndarray], key: str) -> np.ndarray:
 
 def group_totals(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
     """``out[g, s] = sum of values[v, s] over the voters v of group g`` (a loop over systems)."""
+    if values.shape[1] == 0:  # a partition whose voters scored no system
+        return np.zeros((n_groups, 0))
     return np.column_stack(
         [np.bincount(groups, weights=values[:, s], minlength=n_groups) for s in range(values.shape[1])]
     ).reshape(n_groups, values.shape[1])
 
 
-def combine(partials: Sequence[Partial]) -> Partial:
-    """The :class:`Partial` of the union of disjoint partitions (same systems, same sums, distinct groups)."""
+def widen(partial: Partial, systems: Sequence[str]) -> Partial:
+    """``partial`` over ``systems`` (a superset of its own, any order): zero sums for the systems it lacks."""
+    position = {name: i for i, name in enumerate(systems)}
+    lacking = [name for name in partial.systems if name not in position]
+    if lacking:
+        raise InvalidBallotsError(
+            f"partial sums over {lacking} cannot be widened to systems {list(systems)}: pass every system"
+        )
+    columns = np.array([position[name] for name in partial.systems], dtype=np.int64)
+
+    def spread(values: np.ndarray, leading: int) -> np.ndarray:
+        out = np.zeros(values.shape[:leading] + (len(systems),) * (values.ndim - leading), dtype=values.dtype)
+        out[np.ix_(*[np.arange(size) for size in values.shape[:leading]], *[columns] * (values.ndim - leading))] = values
+        return out
+
+    return Partial(
+        systems=tuple(systems),
+        n_voters=partial.n_voters,
+        n_counted=partial.n_counted,
+        weight=partial.weight,
+        totals={k: spread(v, 0) for k, v in partial.totals.items()},
+        group_names=partial.group_names,
+        by_group={k: spread(v, 1) for k, v in partial.by_group.items()},
+    )
+
+
+def combine(partials: Sequence[Partial], systems: Sequence[str] | None = None) -> Partial:
+    """The :class:`Partial` of the union of disjoint partitions (same sums, distinct groups).
+
+    Partials over different systems are first widened (:func:`widen`) to
+    ``systems`` (default: the sorted union of theirs).
+    """
     if not partials:
         raise InvalidBallotsError("no partition to combine: the benchmark has no instance-level scores")
+    if systems is None:
+        systems = sorted({name for p in partials for name in p.systems})
+    partials = [p if p.systems == tuple(systems) else widen(p, systems) for p in partials]
     first = partials[0]
     for other in partials[1:]:
-        if other.systems != first.systems:
-            raise InvalidBallotsError(
-                f"partials over different systems cannot be combined: {list(first.systems)} and {list(other.systems)}"
-            )
         if set(other.totals) != set(first.totals) or set(other.by_group) != set(first.by_group):
             raise InvalidBallotsError(
                 f"partials of different forms cannot be combined: sums {sorted(first.totals) + sorted(first.by_group)} "

@@ -56,7 +56,8 @@ def complete_voters_form(
     def partial(voters: Voters) -> Partial:
         scores = np.asarray(voters.scores, dtype=float)
         weights = np.asarray(voters.weights, dtype=float)
-        complete = ~np.isnan(scores).any(axis=1)
+        # a partition that lacks a system of the benchmark has no voter that scored every system
+        complete = ~np.isnan(scores).any(axis=1) & (voters.absent == 0)
         full, w, groups = scores[complete], weights[complete], np.asarray(voters.groups)[complete]
         n_groups = len(voters.group_names)
         counts = np.bincount(groups, minlength=n_groups)

@@ -32,6 +32,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -149,14 +150,15 @@ def partition_pass(warehouse, shape, metrics, methods, drop: pl.DataFrame | None
         scores = dense.scores
         if drop is not None:
             task_of_group = [g.split(VOTER_SEPARATOR)[0] for g in dense.group_names]
-            blank = np.zeros((len(task_of_group), len(shape.systems)), dtype=bool)
-            index = {s: i for i, s in enumerate(shape.systems)}
+            blank = np.zeros((len(task_of_group), len(dense.systems)), dtype=bool)
+            index = {s: i for i, s in enumerate(dense.systems)}
             for task, system in drop.iter_rows():  # a loop over (task, system) cells: hundreds
-                blank[[g for g, t in enumerate(task_of_group) if t == task], index[system]] = True
+                if system in index:
+                    blank[[g for g, t in enumerate(task_of_group) if t == task], index[system]] = True
             scores = np.where(blank[dense.groups], np.nan, scores)
-        voters = Voters(dense.systems, scores, dense.weights, dense.groups, dense.group_names)
+        voters = Voters(dense.systems, scores, dense.weights, dense.groups, dense.group_names, dense.absent)
         partials.append(partition_partials(voters, methods))
-    return {m: combine([p[m] for p in partials]) for m in methods}
+    return {m: combine([p[m] for p in partials], shape.systems) for m in methods}
 
 
 def run_bench(n_scores: int, workdir: Path, seed: int, benchmarks: int, tasks: int) -> dict:
@@ -275,22 +277,32 @@ def print_table(result: dict) -> None:
         print(f"  {method:56} {tau:.3f}")
 
 
+def parse_with_workdir(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """``parser``'s arguments plus ``--json``, ``--workdir`` and ``--keep`` (shared by the scale benchmarks)."""
+    parser.add_argument("--json", type=Path, help="write the measurements here")
+    parser.add_argument("--workdir", type=Path, help="where to generate (default: a fresh folder under /tmp)")
+    parser.add_argument("--keep", action="store_true", help="keep the generated data and warehouses")
+    return parser.parse_args(argv)
+
+
+def in_workdir(args: argparse.Namespace, bench: Callable[[Path], dict]) -> dict:
+    """``bench(workdir)`` in ``args.workdir`` (default: a fresh folder), removed afterwards unless ``args.keep``."""
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="scorehouse-bench-"))
+    try:
+        return bench(workdir)
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scores", type=int, default=1_000_000, help="scores to generate (default 1M)")
     parser.add_argument("--benchmarks", type=int, default=4)
     parser.add_argument("--tasks", type=int, default=16, help="tasks per benchmark")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", type=Path, help="write the measurements here")
-    parser.add_argument("--workdir", type=Path, help="where to generate (default: a fresh folder under /tmp)")
-    parser.add_argument("--keep", action="store_true", help="keep the generated data and warehouse")
-    args = parser.parse_args(argv)
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="scorehouse-bench-"))
-    try:
-        result = run_bench(args.scores, workdir, args.seed, args.benchmarks, args.tasks)
-    finally:
-        if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
+    args = parse_with_workdir(parser, argv)
+    result = in_workdir(args, lambda workdir: run_bench(args.scores, workdir, args.seed, args.benchmarks, args.tasks))
     print_table(result)
     low = {m: t for m, t in result["kendall_tau"].items() if not t > 0.9}
     if args.json:

@@ -29,6 +29,7 @@ from aggregators import (
     AggregationError,
     Partial,
     RankingResult,
+    build_profile,
     combine,
     finish_partitioned,
     partition_form,
@@ -36,6 +37,7 @@ from aggregators import (
     run,
 )
 from flows.catalog_state import ensure_current_catalog
+from aggregators.pairwise import co_scored, coverage_partial
 from flows.common import io_task, refresh_catalog
 from flows.runners import map_tasks
 from transforms.ballots import ballots as make_ballots
@@ -47,10 +49,14 @@ from warehouse.snapshots import (
     SnapshotRequest,
     canonical_parameters,
     code_version,
+    coverage_frame,
     input_fingerprint,
     write_snapshot,
 )
 from warehouse.storage import Warehouse
+
+
+COVERAGE = "coverage"  # the key of the coverage among a partition's partial sums
 
 
 @dataclass
@@ -119,31 +125,38 @@ def partition_partial(
     warehouse: Warehouse, partition: Partition, systems: tuple[str, ...], metrics: pl.DataFrame,
     methods: tuple[str, ...],
 ) -> dict[str, Partial]:
-    """Read one partition and reduce it to each method's partial sums (a read only: safe to retry or repeat)."""
+    """Read one partition and reduce it to each method's partial sums, and its coverage under
+    :data:`COVERAGE` (a read only: safe to retry or repeat)."""
     dense = dense_partition(read_partition_arrow(warehouse, partition), metrics, systems)
-    return partition_partials(dense, methods)
+    return partition_partials(dense, methods) | {COVERAGE: coverage_partial(dense)}
 
 
 def combined_partials(
     warehouse: Warehouse, partitions: list[Partition], systems: tuple[str, ...], metrics: pl.DataFrame,
     methods: tuple[str, ...], parallel: bool,
 ) -> dict[str, Partial]:
-    """Each method's partial sums over every partition, combined."""
+    """Each method's partial sums over every partition, and the coverage (:data:`COVERAGE`), combined."""
     per_partition = map_tasks(partition_partial, [(warehouse, p, systems, metrics, methods) for p in partitions], parallel)
-    return {m: combine([p[m] for p in per_partition]) for m in methods}
+    return {m: combine([p[m] for p in per_partition], systems) for m in (*methods, COVERAGE)}
 
 
 @io_task
-def store_snapshot(warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame) -> tuple[str, bool]:
+def store_snapshot(
+    warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame, coverage: pl.DataFrame
+) -> tuple[str, bool]:
     with warehouse.write_lock():
-        return write_snapshot(warehouse, request, ranking)
+        return write_snapshot(warehouse, request, ranking, coverage)
 
 
 def store_results(
     warehouse: Warehouse, outcome: BenchmarkOutcome, results: list[tuple[MethodRun, RankingResult | AggregationError]],
-    fingerprint: str, load_ids: tuple[str, ...], version: str,
+    fingerprint: str, load_ids: tuple[str, ...], version: str, coverage: pl.DataFrame,
 ) -> BenchmarkOutcome:
-    """Write one snapshot per successful method run; record the refusals."""
+    """Write one snapshot per successful method run, with the benchmark's ``coverage``; record the refusals.
+
+    The coverage counts every voter of the benchmark (also for a method that
+    ranks its complete part only): how much data there is on each system and pair.
+    """
     for method_run, result in results:
         if isinstance(result, NotApplicable):
             outcome.methods.append(MethodOutcome(method_run, skipped=str(result)))
@@ -163,7 +176,7 @@ def store_results(
             n_systems=result.n_systems,
             notes=result.notes,
         )
-        snapshot, new = store_snapshot(warehouse, request, result.ranking)
+        snapshot, new = store_snapshot(warehouse, request, result.ranking, coverage)
         outcome.methods.append(MethodOutcome(method_run, snapshot, new, result.ranking, result.notes))
     return outcome
 
@@ -190,7 +203,8 @@ def rank_partitioned(
             partials |= combined_partials(warehouse, shape.partitions, shape.systems, metrics, extra, parallel)
     results = [(r, finish(partials, r)) for r in chosen]
     fingerprint = input_fingerprint(list(shape.load_ids), metrics)
-    return store_results(warehouse, outcome, results, fingerprint, shape.load_ids, version)
+    coverage = coverage_frame(shape.systems, partials[COVERAGE].total("co_scored"))
+    return store_results(warehouse, outcome, results, fingerprint, shape.load_ids, version, coverage)
 
 
 def rank_benchmark(
@@ -213,7 +227,9 @@ def rank_benchmark(
     chosen = runs or default_runs(level, has_missing)
     results = [(r, rank_ballots(ballots, level, r)) for r in chosen]
     load_ids = tuple(sorted(scores.get_column("load_id").unique().to_list()))
-    return store_results(warehouse, outcome, results, fingerprint, load_ids, version)
+    profile = build_profile(ballots)
+    coverage = coverage_frame(profile.systems, co_scored(profile.scores))
+    return store_results(warehouse, outcome, results, fingerprint, load_ids, version, coverage)
 
 
 # The parameters are internal objects (MethodRun), not user input: Prefect's

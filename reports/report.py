@@ -30,7 +30,7 @@ from warehouse.atomic import write_text
 from warehouse.exports import ExportError
 from reports.analysis_plots import band_plot, method_colours
 from warehouse.queries import benchmark_scores, latest_analysis_summary
-from warehouse.snapshots import input_fingerprint, read_snapshot
+from warehouse.snapshots import input_fingerprint, read_coverage, read_snapshot
 from warehouse.storage import Warehouse
 
 TOP_N = 20  # systems shown in a pairwise heatmap
@@ -127,7 +127,17 @@ def _section(
     else:
         notes.append(f"no current {level}-level scores of {benchmark} in the warehouse: no pairwise win probabilities")
     return Section(benchmark, level, systems, columns, pairwise, _agreement(columns), tuple(notes),
-                   _robustness_plots(warehouse, benchmark, level))
+                   _robustness_plots(warehouse, benchmark, level), _coverage(warehouse, benchmark, columns))
+
+
+def _coverage(warehouse: Warehouse, benchmark: str, columns: tuple[MethodColumn, ...]) -> dict[str, int]:
+    """Voters per system from the newest of the section's snapshots stored with a coverage."""
+    for column in sorted(columns, key=lambda c: c.manifest["created_at"], reverse=True):
+        coverage = read_coverage(warehouse, benchmark, column.manifest["snapshot_id"])
+        if coverage.height:
+            own = coverage.filter(pl.col("system") == pl.col("other"))
+            return dict(zip(own.get_column("system").to_list(), own.get_column("n_voters").to_list()))
+    return {}
 
 
 # The stored robustness experiments plotted in a section: experiment, x axis label.

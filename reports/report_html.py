@@ -21,7 +21,7 @@ import html
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -49,6 +49,8 @@ table.board td.num, table.matrix td { text-align: right; font-variant-numeric: t
 table.board td.system { white-space: nowrap; }
 table.board tbody tr:nth-child(even) { background: #fafafc; }
 td.missing { color: #999; text-align: center; }
+td.coverage { position: relative; min-width: 4em; }
+td.coverage span.bar { position: absolute; left: 0; top: 15%; height: 70%; background: #d8e3f0; z-index: -1; }
 .up { color: #137333; } .down { color: #b3261e; } .same { color: #888; }
 .tie { color: #888; font-size: .75em; }
 table.meta td { font-size: .8rem; } table.meta td.nowrap, table.meta code { white-space: nowrap; }
@@ -102,6 +104,8 @@ class Section:
     agreement: Agreement | None
     notes: tuple[str, ...] = ()
     robustness: tuple[str, ...] = ()  # SVG plots from reports.analysis_plots (already escaped)
+    # voters that scored each system (the snapshots' coverage); empty when they were stored without one
+    coverage: Mapping[str, int] = field(default_factory=dict)
 
 
 def render_report(sections: Sequence[Section], *, title: str = TITLE) -> str:
@@ -193,9 +197,17 @@ def _leaderboard(section: Section) -> str:
         for change in shows_change
     )
     rows_of = [{row["system"]: row for row in c.ranking.iter_rows(named=True)} for c in section.columns]
+    coverage_head = (
+        '<th rowspan="2" title="voters (tasks, or task-metric-instance triples) that scored the system: '
+        'a rank from few voters is weakly supported">voters</th>'
+        if section.coverage else ""
+    )
+    most = max(section.coverage.values(), default=0)
     body = []
     for system in section.systems:
         cells = [f'<td class="system">{_e(system)}</td>']
+        if section.coverage:
+            cells.append(_coverage_cell(section.coverage.get(system, 0), most))
         for rows, change in zip(rows_of, shows_change):
             row = rows.get(system)
             if row is None:
@@ -208,10 +220,19 @@ def _leaderboard(section: Section) -> str:
                 cells.append(f'<td class="num">{_arrow(row["rank"], ref_rank.get(system))}</td>')
         body.append(f"<tr>{''.join(cells)}</tr>")
     return f"""<div class="scroll"><table class="board">
-<thead><tr><th rowspan="2">system</th>{head_top}</tr><tr>{head_sub}</tr></thead>
+<thead><tr><th rowspan="2">system</th>{coverage_head}{head_top}</tr><tr>{head_sub}</tr></thead>
 <tbody>
 {chr(10).join(body)}
 </tbody></table></div>"""
+
+
+def _coverage_cell(voters: int, most: int) -> str:
+    """The system's number of voters, with a bar as long as its share of the best-covered system's."""
+    width = round(100 * voters / most) if most else 0
+    return (
+        f'<td class="num coverage" data-voters="{voters}" title="{voters} of at most {most} voters">'
+        f'<span class="bar" style="width:{width}%"></span>{voters}</td>'
+    )
 
 
 def _arrow(rank: int, reference: int | None) -> str:

@@ -42,6 +42,8 @@ class DensePartitionError(ValueError):
 class DensePartition:
     """``scores[v, s]`` (NaN = missing), ``weights[v]``, ``groups[v]`` (index into ``group_names``).
 
+    ``systems`` are the benchmark's systems the partition scores (its
+    columns); ``absent`` counts the benchmark's systems it does not score.
     ``group_weights[g]`` is group ``g``'s weight in two-step runs (the catalog's ``group_weight``).
     """
 
@@ -51,6 +53,7 @@ class DensePartition:
     groups: np.ndarray
     group_names: tuple[str, ...]
     group_weights: np.ndarray
+    absent: int
 
 
 def _codes(table: pa.Table, columns: Sequence[str]) -> list[tuple[list[str], np.ndarray]]:
@@ -82,10 +85,13 @@ def _codes(table: pa.Table, columns: Sequence[str]) -> list[tuple[list[str], np.
 
 
 def dense_partition(scores: pa.Table, metrics: pl.DataFrame, systems: Sequence[str]) -> DensePartition:
-    """The dense matrix of the instance-level ``scores`` (one benchmark) over ``systems``.
+    """The dense matrix of the instance-level ``scores`` (one benchmark) over the systems they score.
 
-    ``systems`` is the benchmark's full, sorted list of systems, so partitions
-    share columns; a system of ``scores`` not in it is a
+    ``systems`` is the benchmark's full, sorted list of systems; the matrix
+    has a column for each of them that ``scores`` has rows of, and no other
+    (a partition of a benchmark whose tasks have their own systems is as
+    narrow as its tasks; the partial sums are widened to the benchmark's
+    systems when partitions are combined).  A system of ``scores`` not in it is a
     :class:`DensePartitionError`, as is a (task, metric, instance, system)
     cell scored twice (read current scores, which are deduplicated).
     ``scores`` has the columns of :data:`warehouse.schema.SCORES`, its string
@@ -101,7 +107,7 @@ def dense_partition(scores: pa.Table, metrics: pl.DataFrame, systems: Sequence[s
             f"system {unknown[0]!r} is not among the benchmark's {len(systems)} systems; "
             f"pass the benchmark's full list of systems"
         )
-    system = np.searchsorted(np.array(systems, dtype=object), np.array(names, dtype=object))[system_code]
+    system = system_code  # columns: the partition's own systems, in the benchmark's (sorted) order
     # The catalog entry of every (task, metric) pair: a tasks x metrics table, not a join of the rows.
     benchmark = rows.column("benchmark")[0].as_py() if rows.num_rows else ""
     pairs = pl.DataFrame(
@@ -125,7 +131,7 @@ def dense_partition(scores: pa.Table, metrics: pl.DataFrame, systems: Sequence[s
     weight = catalog.get_column("weight").fill_null(0.0).to_numpy().astype(float)
     group_names = catalog.select(voter_group("instance")).to_series().to_list()
 
-    n_systems, n_instances, n_groups = len(systems), len(instances), len(group_names)
+    n_systems, n_instances, n_groups = len(names), len(instances), len(group_names)
     values = pc.fill_null(rows.column("score"), np.nan).to_numpy()
     if not ranked.all():
         keep = ranked[group]
@@ -137,7 +143,7 @@ def dense_partition(scores: pa.Table, metrics: pl.DataFrame, systems: Sequence[s
         g, rest = divmod(first, n_instances * n_systems)
         raise DensePartitionError(
             f"voter {group_names[g]}{VOTER_SEPARATOR}{instances[rest // n_systems]} scores system "
-            f"{systems[rest % n_systems]!r} {counts[first]} times; read the current scores (deduplicated)"
+            f"{names[rest % n_systems]!r} {counts[first]} times; read the current scores (deduplicated)"
         )
     matrix = np.full(n_groups * n_instances * n_systems, np.nan)
     matrix[cell] = values * sign[group] if (sign < 0).any() else values
@@ -147,10 +153,11 @@ def dense_partition(scores: pa.Table, metrics: pl.DataFrame, systems: Sequence[s
     if present.size < has_row.size:
         matrix = matrix[present]
     return DensePartition(
-        systems=tuple(systems),
+        systems=tuple(names),
         scores=matrix,
         weights=weight[present // n_instances],
         groups=present // n_instances,
         group_names=tuple(group_names),
         group_weights=catalog.get_column("group_weight").fill_null(1.0).to_numpy().astype(float),
+        absent=len(systems) - len(names),
     )

@@ -34,7 +34,11 @@ Views:
 ``snapshots``, ``latest_snapshots``, ``rankings``, ``latest_rankings``
     snapshot manifests; the newest snapshot per (benchmark, level, method,
     parameters); every snapshot's ranking in long form (filter on
-    ``snapshot_id`` to time-travel); the rankings of the latest snapshots.
+    ``snapshot_id`` to time-travel), with ``n_voters``, the voters that
+    scored each system; the rankings of the latest snapshots.
+``snapshot_coverage``
+    per snapshot, the voters that scored each system and each pair of
+    systems (:data:`warehouse.schema.SNAPSHOT_COVERAGE`).
 ``quarantine``, ``rejected_files``
     rows and whole files that could not be used, with the reason.
 ``analyses``, ``latest_analyses``, ``analysis_results``, ``analysis_summaries``, ``method_pairs``, ``method_moves``
@@ -62,6 +66,7 @@ from warehouse.schema import (
     QUARANTINE,
     REJECTED,
     SCORES,
+    SNAPSHOT_COVERAGE,
     SNAPSHOT_MANIFEST,
     VOTER_KEYS,
     VOTER_SEPARATOR,
@@ -100,12 +105,13 @@ def _rank_view(name: str, level: str) -> str:
         FROM oriented_scores WHERE level = '{level}' AND is_ranked"""
 
 
-def _snapshot_rankings(home: Path) -> str:
+def _snapshot_files(home: Path, name: str, schema: dict[str, pl.DataType]) -> str:
+    """Every snapshot's ``name`` file (its benchmark and snapshot from the folder names), or no rows."""
     files = home / "snapshots"
-    if any(files.glob("benchmark=*/snapshot=*/ranking.parquet")):
-        path = sql_path(files / "benchmark=*/snapshot=*/ranking.parquet")
+    if any(files.glob(f"benchmark=*/snapshot=*/{name}")):
+        path = sql_path(files / f"benchmark=*/snapshot=*/{name}")
         return f"SELECT * FROM read_parquet({path}, hive_partitioning = true)"
-    return empty_relation(SNAPSHOT_RANKING, ("benchmark", "snapshot"))
+    return empty_relation(schema, ("benchmark", "snapshot"))
 
 
 def _voter_group_sql() -> str:
@@ -198,11 +204,15 @@ def view_statements(warehouse: Warehouse) -> list[str]:
             GROUP BY ALL""",
         f"CREATE VIEW snapshots AS {relation('*.parquet', home / 'snapshot_manifests', SNAPSHOT_MANIFEST)}",
         f"CREATE VIEW latest_snapshots AS {SNAPSHOT.latest('SELECT * FROM snapshots')}",
+        f"CREATE VIEW snapshot_coverage AS {_snapshot_files(home, 'coverage.parquet', SNAPSHOT_COVERAGE)}",
+        # n_voters: the voters that scored the system (null for a snapshot stored without coverage).
         f"""CREATE VIEW rankings AS
             SELECT m.snapshot_id, m.created_at, m.benchmark, m.level, m.method, m.parameters,
-                   r.system, r.score, r.rank, r.tied
-            FROM ({_snapshot_rankings(home)}) AS r
-            JOIN snapshots AS m ON m.snapshot_id = r.snapshot""",
+                   r.system, r.score, r.rank, r.tied, c.n_voters
+            FROM ({_snapshot_files(home, 'ranking.parquet', SNAPSHOT_RANKING)}) AS r
+            JOIN snapshots AS m ON m.snapshot_id = r.snapshot
+            LEFT JOIN snapshot_coverage AS c
+              ON c.snapshot = r.snapshot AND c.system = r.system AND c.other = r.system""",
         "CREATE VIEW latest_rankings AS SELECT * FROM rankings WHERE snapshot_id IN (SELECT snapshot_id FROM latest_snapshots)",
         f"CREATE VIEW quarantine AS {relation('*.parquet', home / 'quarantine', QUARANTINE)}",
         f"CREATE VIEW rejected_files AS {relation('*.parquet', home / 'rejected', REJECTED)}",

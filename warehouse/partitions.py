@@ -3,8 +3,11 @@
 A partition is a set of whole tasks of one (benchmark, level): ranks never
 cross a (task, metric, instance) voter, so every partition can be ranked
 alone and the results added up.  Tasks are packed into partitions of about
-:data:`PARTITION_ROWS` scores, so memory stays bounded whatever the size of
-the benchmark.  Everything is planned from the loads' coverage (no scan of the
+:data:`PARTITION_ROWS` scores and at most about :data:`PARTITION_CELLS` cells
+of the partition's dense matrix (its voters times the systems its tasks
+score: when tasks have their own systems, a partition of many tasks is far
+wider than any of them), so memory stays bounded whatever the size and shape
+of the benchmark.  Everything is planned from the loads' coverage (no scan of the
 scores); a partition is read straight from its loads' Parquet files, unless
 two current loads score the same task, when the ``scores`` view settles which
 row is current.
@@ -25,6 +28,7 @@ from warehouse.schema import METRICS, SCORES, conform
 from warehouse.storage import Warehouse
 
 PARTITION_ROWS = 4_000_000
+PARTITION_CELLS = 8_000_000
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,7 @@ def _ranked(coverage: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
 
 def benchmark_shape(
     warehouse: Warehouse, benchmark: str, level: str, metrics: pl.DataFrame, coverage: pl.DataFrame | None = None,
-    partition_rows: int = PARTITION_ROWS,
+    partition_rows: int = PARTITION_ROWS, partition_cells: int = PARTITION_CELLS,
 ) -> BenchmarkShape:
     """Plan the partitions of ``benchmark`` at ``level`` (``coverage`` defaults to the warehouse's current one)."""
     coverage = warehouse.current_coverage() if coverage is None else coverage
@@ -77,16 +81,20 @@ def benchmark_shape(
     ).height > 0
     tasks = (
         mine.group_by("task")
-        .agg(pl.col("rows").sum(), pl.col("load_id").unique().sort())
+        .agg(pl.col("rows").sum(), pl.col("load_id").unique().sort(), pl.col("system").unique().alias("systems"))
         .sort("task")
     )
     partitions: list[Partition] = []
     batch: list[dict] = []
-    for task in tasks.iter_rows(named=True):  # a loop over tasks (tens to hundreds)
-        if batch and sum(t["rows"] for t in batch) + task["rows"] > partition_rows:
+    rows, voters, columns = 0, 0.0, set()
+    for task in tasks.iter_rows(named=True):  # a loop over tasks (tens to thousands)
+        task_voters = task["rows"] / max(1, len(task["systems"]))  # about: a voter scores each of its task's systems
+        wider = columns | set(task["systems"])
+        if batch and (rows + task["rows"] > partition_rows or (voters + task_voters) * len(wider) > partition_cells):
             partitions.append(_partition(warehouse, benchmark, level, batch))
-            batch = []
+            batch, rows, voters, wider = [], 0, 0.0, set(task["systems"])
         batch.append(task)
+        rows, voters, columns = rows + task["rows"], voters + task_voters, wider
     if batch:
         partitions.append(_partition(warehouse, benchmark, level, batch))
     return BenchmarkShape(

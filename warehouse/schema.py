@@ -159,6 +159,15 @@ SNAPSHOT_MANIFEST: dict[str, pl.DataType] = {
     "previous_snapshot_id": pl.String(),
 }
 
+# What supports a snapshot's ranking (warehouse.snapshots, coverage.parquet beside ranking.parquet):
+# a row with system = other counts the voters that scored the system; a row with system < other
+# the voters that scored both (pairs no voter scored both of have no row).
+SNAPSHOT_COVERAGE: dict[str, pl.DataType] = {
+    "system": pl.String(),
+    "other": pl.String(),
+    "n_voters": pl.Int64(),
+}
+
 # One row per stored analysis (warehouse.analyses), versioned like a snapshot.
 ANALYSIS_MANIFEST: dict[str, pl.DataType] = {
     "analysis_id": pl.String(),

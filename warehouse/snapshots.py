@@ -3,6 +3,7 @@
 Layout under the warehouse home::
 
     snapshots/benchmark=B/snapshot=<id>/ranking.parquet   the ranking (system, score, rank, tied)
+    snapshots/benchmark=B/snapshot=<id>/coverage.parquet  voters per system and per pair (SNAPSHOT_COVERAGE)
     snapshot_manifests/<id>.parquet                        the manifest, written last
 
 A snapshot id is a hash of what determines the result: the input fingerprint
@@ -26,7 +27,9 @@ from typing import Any
 import polars as pl
 
 from aggregators.schemas import RANKING_SCHEMA
-from warehouse.schema import SNAPSHOT_MANIFEST
+import numpy as np
+
+from warehouse.schema import SNAPSHOT_COVERAGE, SNAPSHOT_MANIFEST
 from warehouse.sql import SNAPSHOT, query_files, relation
 from warehouse import atomic
 from warehouse.storage import Warehouse
@@ -120,6 +123,24 @@ class SnapshotRequest:
         )
 
 
+def coverage_frame(systems: tuple[str, ...], co_scored: np.ndarray) -> pl.DataFrame:
+    """:data:`SNAPSHOT_COVERAGE` rows of ``co_scored[i, j]`` (voters that scored both; the diagonal, each).
+
+    Pairs no voter scored both of are left out: a sparse benchmark of
+    hundreds of systems has far fewer supported pairs than pairs.
+    """
+    first, second = np.nonzero(np.triu(co_scored) > 0)
+    names = np.array(systems, dtype=object)
+    return pl.DataFrame(
+        {"system": names[first].tolist(), "other": names[second].tolist(), "n_voters": co_scored[first, second]},
+        schema=SNAPSHOT_COVERAGE,
+    )
+
+
+def snapshot_folder(warehouse: Warehouse, benchmark: str, snapshot: str) -> Path:
+    return warehouse.dir("snapshots") / f"benchmark={benchmark}" / f"snapshot={snapshot}"
+
+
 def manifest_path(warehouse: Warehouse, snapshot: str) -> Path:
     return warehouse.dir("snapshot_manifests") / f"{snapshot}.parquet"
 
@@ -143,8 +164,13 @@ def previous_snapshot(warehouse: Warehouse, request: SnapshotRequest) -> str | N
     return same_key.item() if same_key.height else None
 
 
-def write_snapshot(warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame) -> tuple[str, bool]:
+def write_snapshot(
+    warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame, coverage: pl.DataFrame | None = None
+) -> tuple[str, bool]:
     """Write the snapshot unless it exists; return its id and whether it is new.
+
+    ``coverage`` (:func:`coverage_frame`), when given, is written beside the
+    ranking, before the manifest commits both.
 
     Call under :meth:`Warehouse.write_lock` so two writers of the same id
     cannot interleave.
@@ -153,8 +179,11 @@ def write_snapshot(warehouse: Warehouse, request: SnapshotRequest, ranking: pl.D
     if snapshot_exists(warehouse, snapshot):
         return snapshot, False
     ranking = ranking.select(pl.col(c).cast(t) for c, t in SNAPSHOT_RANKING.items())
-    folder = warehouse.dir("snapshots") / f"benchmark={request.benchmark}" / f"snapshot={snapshot}"
+    folder = snapshot_folder(warehouse, request.benchmark, snapshot)
     atomic.write_parquet(ranking, folder / "ranking.parquet")
+    if coverage is not None:
+        atomic.write_parquet(coverage.select(pl.col(c).cast(t) for c, t in SNAPSHOT_COVERAGE.items()),
+                             folder / "coverage.parquet")
     manifest = pl.DataFrame(
         [
             {
@@ -186,7 +215,10 @@ def read_snapshot(warehouse: Warehouse, snapshot: str) -> tuple[dict[str, Any], 
     if not path.exists():
         raise KeyError(f"no snapshot {snapshot!r} in {warehouse.home}; list them with 'scorehouse snapshots'")
     manifest = pl.read_parquet(path).row(0, named=True)
-    ranking_file = (
-        warehouse.dir("snapshots") / f"benchmark={manifest['benchmark']}" / f"snapshot={snapshot}" / "ranking.parquet"
-    )
-    return manifest, pl.read_parquet(ranking_file)
+    return manifest, pl.read_parquet(snapshot_folder(warehouse, manifest["benchmark"], snapshot) / "ranking.parquet")
+
+
+def read_coverage(warehouse: Warehouse, benchmark: str, snapshot: str) -> pl.DataFrame:
+    """The coverage of a snapshot (:data:`SNAPSHOT_COVERAGE`); no rows for a snapshot stored without one."""
+    path = snapshot_folder(warehouse, benchmark, snapshot) / "coverage.parquet"
+    return pl.read_parquet(path) if path.exists() else pl.DataFrame(schema=SNAPSHOT_COVERAGE)

@@ -100,15 +100,15 @@ def test_a_missing_sum_is_named():
         finish_partitioned("bradley_terry", borda_sums)
 
 
-def test_partials_over_other_systems_other_forms_or_the_same_group_do_not_combine():
+def test_partials_over_unknown_systems_other_forms_or_the_same_group_do_not_combine():
     frame = synthetic_ballots(3, 4, phi=1.0, seed=0)
     voters = voters_of(frame)
     one = REGISTRY["borda"].partition.partial(voters)
     with pytest.raises(InvalidBallotsError, match="a group appears in two partitions"):
         combine([one, one])
     other = REGISTRY["borda"].partition.partial(replace(voters, systems=("a", "b", "c")))
-    with pytest.raises(InvalidBallotsError, match="different systems"):
-        combine([one, other])
+    with pytest.raises(InvalidBallotsError, match="cannot be widened"):
+        combine([one, other], systems=one.systems)
     with pytest.raises(InvalidBallotsError, match="different forms"):
         combine([REGISTRY["mean"].partition.partial(voters), REGISTRY["borda_partial"].partition.partial(voters)])
     with pytest.raises(InvalidBallotsError, match="no partition"):

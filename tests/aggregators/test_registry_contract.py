@@ -223,16 +223,24 @@ def test_methods_without_weights_refuse_unequal_weights(name):
     assert aggregate(name, table.with_columns(weight=pl.lit(3.0))).height == 2  # equal weights are fine
 
 
-def partitions_of(table: pl.DataFrame, assignment: list[int]) -> list[Voters]:
-    """The voters of ``table`` in partitions of whole groups: group ``g`` goes to ``assignment[g]``."""
+def partitions_of(table: pl.DataFrame, assignment: list[int], local: bool = False) -> list[Voters]:
+    """The voters of ``table`` in partitions of whole groups: group ``g`` goes to ``assignment[g]``.
+
+    ``local``: each partition keeps only the systems its voters scored (as
+    :func:`transforms.dense.dense_partition` makes them), counting the others as absent.
+    """
     profile = build_profile(table)
     names = sorted(set(profile.groups))
     codes = np.searchsorted(names, profile.groups)
     out = []
     for part in sorted(set(assignment[: len(names)])):
         rows = np.flatnonzero(np.isin(codes, [g for g in range(len(names)) if assignment[g] == part]))
-        if rows.size:
-            out.append(Voters(profile.systems, profile.scores[rows], profile.weights[rows], codes[rows], tuple(names)))
+        if not rows.size:
+            continue
+        kept = ~np.isnan(profile.scores[rows]).all(axis=0) if local else np.ones(len(profile.systems), dtype=bool)
+        systems = tuple(s for s, keep in zip(profile.systems, kept) if keep)
+        out.append(Voters(systems, profile.scores[np.ix_(rows, np.flatnonzero(kept))], profile.weights[rows],
+                          codes[rows], tuple(names), absent=int((~kept).sum())))
     return out
 
 
@@ -254,9 +262,9 @@ def test_partition_wise_equals_the_whole_table(name, data):
     info = REGISTRY[name]
     table = data.draw(ballots(min_systems=2, missing=True, weighted=info.handles_weights, groups=True))
     assignment = data.draw(st.lists(st.integers(0, 2), min_size=2, max_size=2))
-    parts = partitions_of(table, assignment)
+    parts = partitions_of(table, assignment, local=data.draw(st.booleans()))
     parts = data.draw(st.permutations(parts))
-    partial = combine([info.partition.partial(p) for p in parts])
+    partial = combine([info.partition.partial(p) for p in parts], build_profile(table).systems)
     for two_step in (False, True) if info.partition.two_step else (False,):
         got = outcome(lambda: finish_partitioned(name, partial, two_step=two_step))
         try:

@@ -74,14 +74,28 @@ def inside(elements: list[Element], parent: Element) -> list[Element]:
 
 
 def leaderboard(elements: list[Element], section_id: str) -> dict[str, list[str]]:
-    """The leaderboard of one report section: system -> the texts of its other cells."""
-    section = next(e for e in find(elements, "section") if e.attrs.get("id") == section_id)
-    board = find(inside(elements, section), "table", class_="board")[0]
+    """The leaderboard of one report section: system -> the texts of its method cells (not its coverage)."""
     rows = {}
-    for row in find(inside(elements, find(inside(elements, board), "tbody")[0]), "tr"):
-        cells = [c.text.strip() for c in find(inside(elements, row), "td")]
+    for row in _board_rows(elements, section_id):
+        cells = [c.text.strip() for c in find(inside(elements, row), "td") if "coverage" not in c.attrs.get("class", "")]
         rows[cells[0]] = cells[1:]
     return rows
+
+
+def coverage(elements: list[Element], section_id: str) -> dict[str, int]:
+    """The leaderboard's coverage column of one report section: system -> its number of voters."""
+    out = {}
+    for row in _board_rows(elements, section_id):
+        cells = find(inside(elements, row), "td")
+        voters = [c for c in cells if "coverage" in c.attrs.get("class", "")]
+        out[cells[0].text.strip()] = int(voters[0].attrs["data-voters"])
+    return out
+
+
+def _board_rows(elements: list[Element], section_id: str) -> list[Element]:
+    section = next(e for e in find(elements, "section") if e.attrs.get("id") == section_id)
+    board = find(inside(elements, section), "table", class_="board")[0]
+    return find(inside(elements, find(inside(elements, board), "tbody")[0]), "tr")
 
 
 def matrix(elements: list[Element], section_id: str, kind: str) -> dict[tuple[str, str], str]:

@@ -101,7 +101,11 @@ def test_dense_partition_is_the_profile_of_the_ballots(tmp_path):
         dense = dense_partition(read_partition_arrow(warehouse, partition), metrics, shape.systems)
         plain = dense_partition(read_partition(warehouse, partition).to_arrow(), metrics, shape.systems)
         np.testing.assert_array_equal(plain.scores, dense.scores)  # plain strings give the same matrix
-        rows.append(np.column_stack([dense.scores, dense.weights]))
+        assert dense.absent == len(shape.systems) - len(dense.systems)
+        columns = np.searchsorted(shape.systems, dense.systems)  # the partition's columns among the benchmark's
+        wide = np.full((dense.scores.shape[0], len(shape.systems)), np.nan)
+        wide[:, columns] = dense.scores
+        rows.append(np.column_stack([wide, dense.weights]))
         assert set(dense.group_names) >= {dense.group_names[g] for g in dense.groups}
     assert profile.systems == shape.systems
     ours = np.concatenate(rows)

@@ -19,7 +19,7 @@ from flows.cli import main
 from flows.ingest import ingest_flow
 from reports.report import method_label, write_report
 from tests.flows.conftest import VALUE
-from tests.flows.html_page import find, inside, leaderboard, matrix, read_page
+from tests.flows.html_page import coverage, find, inside, leaderboard, matrix, read_page
 from warehouse.exports import ExportError
 from warehouse.snapshots import read_snapshot
 from warehouse.storage import Warehouse
@@ -179,3 +179,12 @@ def test_report_says_when_current_scores_differ_from_the_ranked_inputs(ranked_wa
     text = write_report(Warehouse(home), ranked_warehouse.snapshot_ids, tmp_path / "r.html").read_text(encoding="utf-8")
     assert text.count("which differ from the inputs of") == 1  # VALUE only; SuperGLUE is unchanged
     assert "differ from the inputs of mean, borda, kemeny, copeland, minimax, borda_partial;" in text
+
+
+def test_every_leaderboard_shows_each_systems_voters_counted_from_the_dump(page):
+    """VALUE's Human row has 6 of the 11 task scores in the dump (the others are '-'): the coverage column says so."""
+    shown = coverage(read_page(page), "value--task")
+    assert set(shown) == set(leaderboard(read_page(page), "value--task"))
+    assert shown["Human VALUE baseline"] == 6
+    assert shown["craig.starr (ensemble) Kakao Brain"] == len(VALUE_TASKS) == max(shown.values())
+    assert min(coverage(read_page(page), "superglue--task").values()) > 0

@@ -81,3 +81,28 @@ def test_a_partition_of_some_of_a_files_tasks_reads_exactly_those_tasks(home):
         assert read.height == in_view.height > 0
         assert read.sort(read.columns).equals(in_view.sort(in_view.columns))
     assert_arrow_reads_the_same(warehouse, shape.partitions)
+
+
+def coverage_of_tasks(systems_of_task: dict[str, list[str]], voters: int) -> pl.DataFrame:
+    """The coverage of one load scoring each task's systems on ``voters`` instances of one metric."""
+    rows = [
+        {"load_id": "L", "benchmark": "b", "level": "instance", "task": task, "metric": "m", "system": system,
+         "rows": voters, "nulls": 0}
+        for task, systems in systems_of_task.items() for system in systems
+    ]
+    return pl.DataFrame(rows)
+
+
+def test_partitions_of_tasks_with_their_own_systems_stay_within_the_cell_budget(tmp_path):
+    """A dense matrix has (voters of its tasks) x (systems of its tasks) cells: 50 voters and 20 systems a task."""
+    own = {f"t{t}": [f"t{t}-s{s}" for s in range(20)] for t in range(10)}
+    shared = {task: [f"s{s}" for s in range(20)] for task in own}
+    metrics = pl.DataFrame({"benchmark": "b", "task": list(own), "metric": "m", "is_ranked": True})
+
+    def sizes(systems_of_task: dict[str, list[str]]) -> list[int]:
+        shape = benchmark_shape(Warehouse(tmp_path), "b", "instance", metrics, coverage_of_tasks(systems_of_task, 50),
+                                partition_cells=4000)
+        return [len(p.tasks) for p in shape.partitions]
+
+    assert sizes(own) == [2] * 5  # two tasks: 100 voters x 40 systems; three would be 150 x 60
+    assert sizes(shared) == [4, 4, 2]  # four tasks: 200 voters x the same 20 systems
