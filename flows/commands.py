@@ -148,13 +148,31 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the refresh flow; :func:`flows.cli.main` holds the home's Prefect server (schedules need one) meanwhile."""
     quiet_prefect()
-    from flows.prefect_server import prefect_api
+    from flows.refresh import serve_refresh
 
-    with prefect_api():
-        from flows.refresh import serve_refresh
+    serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
+    return 0
 
-        serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
+
+def cmd_server(args: argparse.Namespace) -> int:
+    """Show, start or stop the local Prefect server of the warehouse home (see :mod:`flows.local_server`)."""
+    from flows.local_server import ensure_server, live_state, server_files, stop_server
+
+    files = server_files(args.home)
+    if args.action == "start":
+        state, started = ensure_server(files)
+        print(f"{'started' if started else 'already running'}: {state.url} (pid {state.pid}, "
+              f"stops after {state.idle_seconds:g} s unused)")
+    elif args.action == "stop":
+        state = stop_server(files)
+        print(f"stopped the server at {state.url} (pid {state.pid})" if state else "no server was running")
+    else:
+        state = live_state(files)
+        print(f"running: {state.url} (pid {state.pid}, stops after {state.idle_seconds:g} s unused; "
+              f"files in {files.folder})" if state else f"not running (files in {files.folder})")
+        return 0 if state else 3
     return 0
 
 

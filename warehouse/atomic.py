@@ -66,17 +66,24 @@ def copy_file(source: Path, target: Path) -> Path:
 
 
 @contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (created when missing) for the block; others wait.
+def file_lock(path: Path, shared: bool = False, wait: bool = True) -> Iterator[bool]:
+    """Hold a lock on ``path`` (created when missing) for the block; yield whether it was taken.
 
     An advisory ``flock``: it serialises the processes that take it, and the
     operating system releases it when its holder dies, so a crash never
-    leaves the warehouse locked.
+    leaves the warehouse locked.  ``shared`` locks coexist with each other but
+    not with an exclusive one; with ``wait=False`` the block runs at once and
+    is told (``False``) when another process holds a conflicting lock.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    with open(path, "a") as handle:
+        flags = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | (0 if wait else fcntl.LOCK_NB)
         try:
-            yield
+            fcntl.flock(handle, flags)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
