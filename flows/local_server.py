@@ -96,10 +96,13 @@ def prefect_home() -> Path:
     return Path(os.environ.get("PREFECT_HOME") or "~/.prefect").expanduser().resolve()
 
 
-def server_files(home: str | Path | None) -> ServerFiles:
-    """The server folder of the warehouse at ``home`` (``--home``, ``$SCOREHOUSE_HOME`` or the default)."""
+def server_files(home: str | Path | None, prefect_folder: Path | None = None) -> ServerFiles:
+    """The server folder of the warehouse at ``home`` (``--home``, ``$SCOREHOUSE_HOME`` or the default).
+
+    ``prefect_folder`` is the Prefect home it is under (default :func:`prefect_home`).
+    """
     key = hashlib.sha256(str(resolve_home(home).resolve()).encode()).hexdigest()[:16]
-    return ServerFiles(prefect_home() / "scorehouse-servers" / key)
+    return ServerFiles((prefect_folder or prefect_home()) / "scorehouse-servers" / key)
 
 
 def idle_seconds() -> float:
