@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from contextlib import nullcontext
 from pathlib import Path
 
 from flows import commands
@@ -124,20 +123,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def run_handler(args: argparse.Namespace) -> int:
+    """Run the command; one that runs flows holds the shared Prefect server (or ``$PREFECT_API_URL``) for its whole life.
+
+    The server module is imported only then: reading commands load nothing of it.
+    """
+    if not args.prefect:
+        return args.handler(args)
+    from flows.local_server import ServerError, prefect_api
+
+    try:
+        with prefect_api(args.home, needs_server=args.prefect == "server"):
+            return args.handler(args)
+    except ServerError as error:
+        print(f"scorehouse: {error}", file=sys.stderr)
+        return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from transforms.catalog import MetricRulesError
     from warehouse.catalog import WarehouseMissingError
 
-    from flows.local_server import ServerError, prefect_api
-
     try:
-        # A command that runs flows holds the shared Prefect server (or $PREFECT_API_URL) for its whole life.
-        with prefect_api(args.home, needs_server=args.prefect == "server") if args.prefect else nullcontext():
-            return args.handler(args)
-    except ServerError as error:
-        print(f"scorehouse: {error}", file=sys.stderr)
-        return 1
+        return run_handler(args)
     except (WarehouseMissingError, FileNotFoundError) as error:
         print(f"scorehouse: {error}", file=sys.stderr)
         return 2

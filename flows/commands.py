@@ -158,11 +158,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_server(args: argparse.Namespace) -> int:
     """Show, start or stop the local Prefect server of the warehouse home (see :mod:`flows.local_server`)."""
-    from flows.local_server import ensure_server, live_state, server_files, stop_server
+    from flows.local_server import ServerError, ensure_server, live_state, server_files, stop_server
 
     files = server_files(args.home)
     if args.action == "start":
-        state, started = ensure_server(files)
+        try:
+            state, started = ensure_server(files)
+        except ServerError as error:
+            print(f"scorehouse server start: {error}", file=sys.stderr)
+            return 1
         print(f"{'started' if started else 'already running'}: {state.url} (pid {state.pid}, "
               f"stops after {state.idle_seconds:g} s unused)")
     elif args.action == "stop":
