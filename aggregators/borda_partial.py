@@ -23,7 +23,7 @@ permutation is a uniform tie-break followed by a uniform completion.  Inside a
 block of ``t`` tied systems after ``a`` better ones, a system's rank is
 uniform on ``a + 1 .. a + t``; the probability ``r / (k + 1)`` is linear in
 ``r``, so averaging over the tie-breaks is exact with the *average* rank
-``a + (t + 1) / 2`` (scipy's ``rankdata(method="average")``).
+``a + (t + 1) / 2`` (:func:`aggregators.ranks.rankdata`, ``method="average"``).
 
 Normalisation.  Every voter's matrix has ``P_v[i, j] + P_v[j, i] = 1`` for
 every pair, whatever it observed, so each voter carries the same total mass
@@ -53,7 +53,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
+from aggregators.ranks import rankdata
 
 from aggregators.errors import InvalidBallotsError
 from aggregators.pairwise import weighted_pair_counts
@@ -115,7 +115,7 @@ def probability_sums(scores: np.ndarray, weights: np.ndarray, wins: np.ndarray, 
     """
     observed = ~np.isnan(scores)
     n_observed = observed.sum(axis=1)
-    ranks = rankdata(-scores, method="average", axis=1, nan_policy="omit")
+    ranks = rankdata(-scores, method="average", nan_policy="omit")
     # P(an unobserved system lands above this observed one) = r / (k + 1); 0 on missing cells.
     above = np.where(observed, ranks / (n_observed + 1)[:, None], 0.0)
     seen = observed.astype(float)

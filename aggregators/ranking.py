@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
-from scipy.stats import rankdata
+from aggregators.ranks import rankdata
 
 from aggregators.schemas import RANKING_SCHEMA, SCORE, SYSTEM
 
@@ -71,4 +71,4 @@ def ranks_within_voters(scores: np.ndarray) -> np.ndarray:
     NaN cells stay NaN.  Exact ties only: within one voter the scores are the
     published values, not sums, so equal means equal.
     """
-    return rankdata(-np.asarray(scores, dtype=float), method="min", axis=1, nan_policy="omit")
+    return rankdata(-np.asarray(scores, dtype=float), method="min", nan_policy="omit")

@@ -68,7 +68,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     flow, parallel = _with_runner(ingest_flow, args)
     report = flow(
         [str(p) for p in args.paths], home=args.home, format=args.format, benchmark=args.benchmark,
-        trust_pickle=args.trust_pickle, progress=sys.stderr.isatty() and not parallel, parallel=parallel,
+        trust_pickle=args.trust_pickle, progress=not parallel, parallel=parallel,
         reparse=args.reparse,
     )
     print_ingest_report(report)
@@ -120,7 +120,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
     runs = _method_runs(args)
     flow, parallel = _with_runner(rank_flow, args)
-    outcomes = flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs, parallel=parallel)
+    outcomes = flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs, parallel=parallel,
+                    progress=not parallel)
     return 1 if print_rankings(outcomes) else 0
 
 
@@ -252,7 +253,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     experiments = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
     outcomes = analyze_flow(
         args.benchmark, home=args.home, experiments=experiments, methods=args.methods,
-        repetitions=args.repetitions, seed=args.seed,
+        repetitions=args.repetitions, seed=args.seed, progress=True,
     )
     print_analyses(args.benchmark, outcomes)
     return 0
@@ -264,7 +265,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_metric_rules(args.home)
     from flows.run import run_flow
 
-    report = run_flow(home=args.home, progress=sys.stderr.isatty())
+    report = run_flow(home=args.home, progress=True)
     print_ingest_report(report.ingest)
     print(f"left out {len(report.pickles_left_out)} bundled pickle(s): "
           "ingest them with 'scorehouse ingest --trust-pickle PATH'")
