@@ -235,7 +235,10 @@ def prefect_api(home: str | Path | None, needs_server: bool = False) -> Iterator
     if configured:
         yield configured
         return
-    if os.environ.get(MODE_ENV, "server") == "ephemeral" and not needs_server:
+    mode = os.environ.get(MODE_ENV, "server")
+    if mode not in ("server", "ephemeral"):
+        raise ServerError(f"{MODE_ENV} must be 'server' or 'ephemeral', got {mode!r}")
+    if mode == "ephemeral" and not needs_server:
         yield None
         return
     files = server_files(home)

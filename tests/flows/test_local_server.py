@@ -135,3 +135,15 @@ def test_a_stale_state_file_is_replaced_by_a_new_server(tmp_path):
         code, text = finished(scorehouse(env, "server", "stop"))
     assert code == 0 and "stopped" in text
     assert server_daemons_under(tmp_path) == []
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("SCOREHOUSE_PREFECT", "bogus", "SCOREHOUSE_PREFECT must be 'server' or 'ephemeral', got 'bogus'"),
+    ("SCOREHOUSE_SERVER_IDLE_SECONDS", "soon", "SCOREHOUSE_SERVER_IDLE_SECONDS must be a number of seconds, got 'soon'"),
+    ("SCOREHOUSE_SERVER_IDLE_SECONDS", "0", "SCOREHOUSE_SERVER_IDLE_SECONDS must be > 0, got '0'"),
+])
+def test_bad_server_settings_are_one_line_and_start_nothing(tmp_path, name, value, message):
+    env = {**env_for(tmp_path, idle=120), name: value}
+    code, text = finished(scorehouse(env, "rank"))
+    assert (code, text.strip()) == (1, f"scorehouse: {message}")
+    assert server_daemons_under(tmp_path) == []
