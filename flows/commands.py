@@ -15,7 +15,7 @@ from flows.console import print_analyses, print_diff, print_frame, print_ingest_
 
 
 def quiet_prefect() -> None:
-    """Prefect without a server, analytics or chatter, unless the user configured otherwise."""
+    """Prefect without analytics or chatter, unless the user configured otherwise."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     # The temporary in-process server logs its own shutdown races (events it could
