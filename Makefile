@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-# Prefect runs without a server: an in-process ephemeral API under .prefect/.
+# Prefect's home: the local server the commands share keeps its database and state under .prefect/.
 export PREFECT_HOME := $(CURDIR)/.prefect
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 90
@@ -39,4 +39,5 @@ lint: install
 	$(VENV)/bin/ruff check --no-cache .
 
 clean:
+	-test ! -x $(VENV)/bin/scorehouse || $(VENV)/bin/scorehouse server stop
 	rm -rf $(VENV) scorehouse-data .prefect .pytest_cache .hypothesis

@@ -28,7 +28,7 @@ two-level) and Baldwin's rounds.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import rankdata
+from aggregators.ranks import rankdata
 
 from aggregators.parameters import check_choice
 from aggregators.partition_forms import complete_voters_form
@@ -66,7 +66,7 @@ def borda_points(scores: np.ndarray, ties: str = "average") -> np.ndarray:
     """
     n_voters, n = scores.shape
     if n_voters < n * n:
-        low, high = (rankdata(scores, method=m, axis=1) for m in ("min", "max"))
+        low, high = (rankdata(scores, method=m) for m in ("min", "max"))
         return (low - 1.0) + _PER_TIE[ties] * (high - low)
     to_i, from_j = _TWICE[ties]
     by_system = np.ascontiguousarray(scores.T)

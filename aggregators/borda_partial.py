@@ -23,7 +23,7 @@ permutation is a uniform tie-break followed by a uniform completion.  Inside a
 block of ``t`` tied systems after ``a`` better ones, a system's rank is
 uniform on ``a + 1 .. a + t``; the probability ``r / (k + 1)`` is linear in
 ``r``, so averaging over the tie-breaks is exact with the *average* rank
-``a + (t + 1) / 2`` (scipy's ``rankdata(method="average")``).
+``a + (t + 1) / 2`` (:func:`aggregators.ranks.rankdata`, ``method="average"``).
 
 Normalisation.  Every voter's matrix has ``P_v[i, j] + P_v[j, i] = 1`` for
 every pair, whatever it observed, so each voter carries the same total mass

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.stats import rankdata
+from aggregators.ranks import rankdata
 
 from aggregators.pairwise import weighted_pair_counts
 from aggregators.errors import InvalidParameterError

@@ -20,7 +20,7 @@ voter among the systems it scored, over all voters at once.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import rankdata
+from aggregators.ranks import rankdata
 
 from aggregators.profile import Profile
 from aggregators.parameters import check_choice
@@ -36,8 +36,8 @@ def position_blocks(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the number scored higher or equal.  NaN where the score is missing.
     """
     negated = -np.asarray(scores, dtype=float)
-    best = rankdata(negated, method="min", axis=1, nan_policy="omit")
-    worst = rankdata(negated, method="max", axis=1, nan_policy="omit")
+    best = rankdata(negated, method="min", nan_policy="omit")
+    worst = rankdata(negated, method="max", nan_policy="omit")
     return best, worst
 
 

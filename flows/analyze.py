@@ -31,6 +31,7 @@ from aggregators.robustness_synthetic import synthetic_truth
 from aggregators.robustness_tasks import task_subsets
 from flows.catalog_state import ensure_current_catalog
 from flows.common import io_task, refresh_catalog
+from flows.progress import progress as progress_of
 from flows.rank import read_benchmark
 from transforms.ballots import ballots as make_ballots
 from transforms.rank_plan import complete_ballots
@@ -125,8 +126,9 @@ def analyze_flow(
     methods: list[str] | None = None,
     repetitions: int = 100,
     seed: int = 0,
+    progress: bool = False,
 ) -> list[AnalysisOutcome]:
-    """Run the experiments on one benchmark and store each as an analysis."""
+    """Run the experiments on one benchmark and store each as an analysis; ``progress`` reports each one done."""
     warehouse = Warehouse(home)
     ensure_current_catalog(warehouse)  # never analyse a catalog that misses a committed load
     version = code_version()
@@ -147,26 +149,30 @@ def analyze_flow(
             "all": (build_profile(ballots), fingerprint, ()),
             "complete": (build_profile(complete) if complete.height else None, fingerprint, complete_notes),
         }
-    for experiment in experiments or EXPERIMENTS:
-        which = "synthetic" if experiment == "synthetic" else ("all" if experiment == "missing" else "complete")
-        profile, fingerprint, data_notes = inputs[which]
-        if experiment != "synthetic" and profile is None:
-            outcomes.append(AnalysisOutcome(experiment, "", False, {}, ["no system has every score: nothing to rank"]))
-            continue
-        kept, notes = (methods, []) if profile is None else usable_methods(profile, methods, experiment)
-        tables = run_experiment(experiment, profile, kept, repetitions, seed)
-        request = AnalysisRequest(
-            benchmark=benchmark,
-            level=LEVEL,
-            experiment=experiment,
-            parameters=canonical_parameters(experiment_parameters(experiment, kept, repetitions, seed)),
-            input_fingerprint=fingerprint,
-            load_ids=() if benchmark == "synthetic" else load_ids,
-            code_version=version,
-            notes=tuple(data_notes) + tuple(notes),
-        )
-        analysis, new = store_analysis(warehouse, request, tables)
-        outcomes.append(AnalysisOutcome(experiment, analysis, new, tables, list(data_notes) + notes))
+    chosen = list(experiments or EXPERIMENTS)
+    with progress_of(f"analyze {benchmark}", len(chosen), progress) as done:
+        for experiment in chosen:
+            which = "synthetic" if experiment == "synthetic" else ("all" if experiment == "missing" else "complete")
+            profile, fingerprint, data_notes = inputs[which]
+            if experiment != "synthetic" and profile is None:
+                outcomes.append(AnalysisOutcome(experiment, "", False, {}, ["no system has every score: nothing to rank"]))
+                done(experiment)
+                continue
+            kept, notes = (methods, []) if profile is None else usable_methods(profile, methods, experiment)
+            tables = run_experiment(experiment, profile, kept, repetitions, seed)
+            request = AnalysisRequest(
+                benchmark=benchmark,
+                level=LEVEL,
+                experiment=experiment,
+                parameters=canonical_parameters(experiment_parameters(experiment, kept, repetitions, seed)),
+                input_fingerprint=fingerprint,
+                load_ids=() if benchmark == "synthetic" else load_ids,
+                code_version=version,
+                notes=tuple(data_notes) + tuple(notes),
+            )
+            analysis, new = store_analysis(warehouse, request, tables)
+            outcomes.append(AnalysisOutcome(experiment, analysis, new, tables, list(data_notes) + notes))
+            done(experiment)
     if any(o.new for o in outcomes):
         refresh_catalog(warehouse)
     return outcomes

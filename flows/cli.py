@@ -42,6 +42,7 @@ def level_name(value: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scorehouse", description="A warehouse of benchmark scores and the rankings computed from them.")
+    parser.set_defaults(prefect=None)  # "flow": runs flows; "server": needs a real Prefect server
     parser.add_argument("--home", help="warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -52,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--trust-pickle", action="store_true", help="allow pickles (unpickling runs code)")
     ingest.add_argument("--reparse", action="store_true", help=commands.REPARSE_HELP)
     add_runner_options(ingest)
-    ingest.set_defaults(handler=commands.cmd_ingest)
+    ingest.set_defaults(handler=commands.cmd_ingest, prefect="flow")
 
     sql = sub.add_parser("sql", help="run a SQL query on the catalog (read-only)")
     sql.add_argument("query")
@@ -68,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--param", action="append", metavar="METHOD.KEY=VALUE", help="a method parameter (repeatable)")
     rank.add_argument("--two-step", action="store_true", help="run the --method(s) two-step (within groups, then across)")
     add_runner_options(rank)
-    rank.set_defaults(handler=commands.cmd_rank)
+    rank.set_defaults(handler=commands.cmd_rank, prefect="flow")
 
     snapshots = sub.add_parser("snapshots", help="list ranking snapshots")
     snapshots.add_argument("--benchmark")
@@ -78,14 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
     refresh = sub.add_parser("refresh", help="ingest new files of an inbox once and re-rank what changed")
     refresh.add_argument("--inbox", type=Path, required=True)
     refresh.add_argument("--reparse", action="store_true", help=commands.REPARSE_HELP)
-    refresh.set_defaults(handler=commands.cmd_refresh)
+    refresh.set_defaults(handler=commands.cmd_refresh, prefect="flow")
 
     serve = sub.add_parser("serve", help="serve the refresh flow on a schedule (a Prefect deployment)")
     serve.add_argument("--inbox", type=Path, required=True)
     when = serve.add_mutually_exclusive_group(required=True)
     when.add_argument("--cron", help='a cron schedule, e.g. "*/15 * * * *"')
     when.add_argument("--interval", type=int, help="seconds between runs")
-    serve.set_defaults(handler=commands.cmd_serve)
+    serve.set_defaults(handler=commands.cmd_serve, prefect="server")
 
     diff = sub.add_parser("diff", help="what changed between two ranking snapshots")
     diff.add_argument("ids", nargs="*", help="two snapshot ids: before and after")
@@ -128,15 +129,36 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--methods", nargs="+", help="registry method names (default: a documented set of six)")
     analyze.add_argument("--repetitions", type=int, default=100)
     analyze.add_argument("--seed", type=int, default=0)
-    analyze.set_defaults(handler=commands.cmd_analyze)
+    analyze.set_defaults(handler=commands.cmd_analyze, prefect="flow")
 
     run = sub.add_parser("run", help="the main job: ingest the bundled dumps, rank them, print the leaderboards")
-    run.set_defaults(handler=commands.cmd_run)
+    run.set_defaults(handler=commands.cmd_run, prefect="flow")
+
+    server = sub.add_parser("server", help="the warehouse's local Prefect server: status, start or stop")
+    server.add_argument("action", choices=("status", "start", "stop"))
+    server.set_defaults(handler=commands.cmd_server)
     return parser
 
 
 # Commands that read the catalog without a flow (the flows check it themselves).
 CATALOG_READERS = ("sql", "snapshots", "diff", "export")
+
+
+def run_handler(args: argparse.Namespace) -> int:
+    """Run the command; one that runs flows holds the shared Prefect server (or ``$PREFECT_API_URL``) for its whole life.
+
+    The server module is imported only then: reading commands load nothing of it.
+    """
+    if not args.prefect:
+        return args.handler(args)
+    from flows.local_server import ServerError, prefect_api
+
+    try:
+        with prefect_api(args.home, needs_server=args.prefect == "server"):
+            return args.handler(args)
+    except ServerError as error:
+        print(f"scorehouse: {error}", file=sys.stderr)
+        return 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command in CATALOG_READERS:
             commands.current_catalog(args.home)
-        return args.handler(args)
+        return run_handler(args)
     except (WarehouseMissingError, FileNotFoundError) as error:
         print(f"scorehouse: {error}", file=sys.stderr)
         return 2

@@ -19,7 +19,7 @@ from flows.console import print_analyses, print_diff, print_frame, print_ingest_
 
 
 def quiet_prefect() -> None:
-    """Prefect without a server, analytics or chatter, unless the user configured otherwise."""
+    """Prefect without analytics or chatter, unless the user configured otherwise."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     # The temporary in-process server logs its own shutdown races (events it could
@@ -80,7 +80,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     flow, parallel = _with_runner(ingest_flow, args)
     report = flow(
         [str(p) for p in args.paths], home=args.home, format=args.format, benchmark=args.benchmark,
-        trust_pickle=args.trust_pickle, progress=sys.stderr.isatty() and not parallel, parallel=parallel,
+        trust_pickle=args.trust_pickle, progress=not parallel, parallel=parallel,
         reparse=args.reparse,
     )
     print_ingest_report(report)
@@ -149,7 +149,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
     runs = _method_runs(args)
     flow, parallel = _with_runner(rank_flow, args)
-    outcomes = flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs, parallel=parallel)
+    outcomes = flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs, parallel=parallel,
+                    progress=not parallel)
     return 1 if print_rankings(outcomes) else 0
 
 
@@ -177,13 +178,35 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the refresh flow; :func:`flows.cli.main` holds the home's Prefect server (schedules need one) meanwhile."""
     quiet_prefect()
-    from flows.prefect_server import prefect_api
+    from flows.refresh import serve_refresh
 
-    with prefect_api():
-        from flows.refresh import serve_refresh
+    serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
+    return 0
 
-        serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
+
+def cmd_server(args: argparse.Namespace) -> int:
+    """Show, start or stop the local Prefect server of the warehouse home (see :mod:`flows.local_server`)."""
+    from flows.local_server import ServerError, ensure_server, live_state, server_files, stop_server
+
+    files = server_files(args.home)
+    if args.action == "start":
+        try:
+            state, started = ensure_server(files)
+        except ServerError as error:
+            print(f"scorehouse server start: {error}", file=sys.stderr)
+            return 1
+        print(f"{'started' if started else 'already running'}: {state.url} (pid {state.pid}, "
+              f"stops after {state.idle_seconds:g} s unused)")
+    elif args.action == "stop":
+        state = stop_server(files)
+        print(f"stopped the server at {state.url} (pid {state.pid})" if state else "no server was running")
+    else:
+        state = live_state(files)
+        print(f"running: {state.url} (pid {state.pid}, stops after {state.idle_seconds:g} s unused; "
+              f"files in {files.folder})" if state else f"not running (files in {files.folder})")
+        return 0 if state else 3
     return 0
 
 
@@ -259,7 +282,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     experiments = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
     outcomes = analyze_flow(
         args.benchmark, home=args.home, experiments=experiments, methods=args.methods,
-        repetitions=args.repetitions, seed=args.seed,
+        repetitions=args.repetitions, seed=args.seed, progress=True,
     )
     print_analyses(args.benchmark, outcomes)
     return 0
@@ -271,7 +294,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_metric_rules(args.home)
     from flows.run import run_flow
 
-    report = run_flow(home=args.home, progress=sys.stderr.isatty())
+    report = run_flow(home=args.home, progress=True)
     print_ingest_report(report.ingest)
     print(f"left out {len(report.pickles_left_out)} bundled pickle(s): "
           "ingest them with 'scorehouse ingest --trust-pickle PATH'")

@@ -27,6 +27,7 @@ from flows.lineage import (
     ReparseError, benchmark_option, folder_of, ingested_version, lineage_notices, load_id_of, revert_id, stale_loads,
     superseding_load,
 )
+from flows.progress import progress as progress_of
 from flows.runners import map_tasks
 from warehouse.names import check_benchmark_name
 from warehouse.storage import LoadRecord, RawMissingError, Warehouse, partition_names
@@ -252,27 +253,23 @@ def ingest_files(
     progress: bool,
     parallel: bool = False,
 ) -> list[FileOutcome]:
-    """Ingest ``files`` in order, with an optional progress bar on stderr.
+    """Ingest ``files`` in order, with optional progress on stderr (:mod:`flows.progress`).
 
     With ``parallel`` every file is a task submitted to the flow's task runner.
     The metric rules are checked first: a bad rules file raises
     :class:`transforms.catalog.MetricRulesError` before any file is archived or
     loaded, rather than at the catalog rebuild after the loads committed.
     """
-    from rich.progress import Progress
-
     checked_metric_rules(warehouse)
 
     if parallel:
         return map_tasks(ingest_file, [(warehouse, p, format, benchmark, trust_pickle) for p in files], True)
 
     outcomes: list[FileOutcome] = []
-    with Progress(disable=not progress, transient=True) as bar:
-        job = bar.add_task("ingesting", total=len(files))
+    with progress_of("ingest", len(files), progress) as done:
         for path in files:
-            bar.update(job, description=f"ingesting {path.name}")
             outcomes.append(ingest_file(warehouse, path, format, benchmark, trust_pickle))
-            bar.advance(job)
+            done(f"{path.name} {outcomes[-1].status}")
     return outcomes
 
 

@@ -39,6 +39,7 @@ from aggregators import (
 from flows.catalog_state import ensure_current_catalog
 from aggregators.pairwise import co_scored, coverage_partial
 from flows.common import io_task, refresh_catalog
+from flows.progress import progress as progress_of
 from flows.runners import map_tasks
 from transforms.ballots import ballots as make_ballots
 from transforms.dense import dense_partition
@@ -133,10 +134,19 @@ def partition_partial(
 
 def combined_partials(
     warehouse: Warehouse, partitions: list[Partition], systems: tuple[str, ...], metrics: pl.DataFrame,
-    methods: tuple[str, ...], parallel: bool,
+    methods: tuple[str, ...], parallel: bool, progress: bool = False,
 ) -> dict[str, Partial]:
-    """Each method's partial sums over every partition, and the coverage (:data:`COVERAGE`), combined."""
-    per_partition = map_tasks(partition_partial, [(warehouse, p, systems, metrics, methods) for p in partitions], parallel)
+    """Each method's partial sums over every partition, and the coverage (:data:`COVERAGE`), combined;
+    ``progress`` reports each partition done."""
+    arguments = [(warehouse, p, systems, metrics, methods) for p in partitions]
+    if parallel:
+        per_partition = map_tasks(partition_partial, arguments, True)
+    else:
+        per_partition = []
+        with progress_of(f"rank {partitions[0].benchmark if partitions else ''}", len(partitions), progress) as done:
+            for args in arguments:
+                per_partition.append(partition_partial(*args))
+                done(f"{len(args[1].tasks)} task(s), {args[1].rows} rows")
     return {m: combine([p[m] for p in per_partition], systems) for m in (*methods, COVERAGE)}
 
 
@@ -182,7 +192,8 @@ def store_results(
 
 
 def rank_partitioned(
-    warehouse: Warehouse, benchmark: str, level: str, runs: list[MethodRun] | None, version: str, parallel: bool
+    warehouse: Warehouse, benchmark: str, level: str, runs: list[MethodRun] | None, version: str, parallel: bool,
+    progress: bool = False,
 ) -> BenchmarkOutcome | None:
     """Rank ``benchmark`` partition by partition; None when a requested run has no partition-wise form."""
     metrics = read_metrics(warehouse, benchmark)
@@ -194,13 +205,13 @@ def rank_partitioned(
     methods = partition_methods(chosen)
     if methods is None:
         return None
-    partials = combined_partials(warehouse, shape.partitions, shape.systems, metrics, methods, parallel)
+    partials = combined_partials(warehouse, shape.partitions, shape.systems, metrics, methods, parallel, progress)
     if runs is None and any(p.n_counted < p.n_voters for p in partials.values()):
         # The coverage looked complete but some voter lacks a score: add the default missing-score method.
         chosen = default_runs(level, True)
         extra = tuple(sorted(set(partition_methods(chosen) or ()) - set(partials)))
         if extra:
-            partials |= combined_partials(warehouse, shape.partitions, shape.systems, metrics, extra, parallel)
+            partials |= combined_partials(warehouse, shape.partitions, shape.systems, metrics, extra, parallel, progress)
     results = [(r, finish(partials, r)) for r in chosen]
     fingerprint = input_fingerprint(list(shape.load_ids), metrics)
     coverage = coverage_frame(shape.systems, partials[COVERAGE].total("co_scored"))
@@ -209,10 +220,10 @@ def rank_partitioned(
 
 def rank_benchmark(
     warehouse: Warehouse, benchmark: str, level: str, runs: list[MethodRun] | None, version: str,
-    parallel: bool = False,
+    parallel: bool = False, progress: bool = False,
 ) -> BenchmarkOutcome:
     if level == "instance":
-        outcome = rank_partitioned(warehouse, benchmark, level, runs, version, parallel)
+        outcome = rank_partitioned(warehouse, benchmark, level, runs, version, parallel, progress)
         if outcome is not None:
             return outcome
     scores, metrics = read_benchmark(warehouse, benchmark, level)
@@ -241,12 +252,14 @@ def rank_flow(
     level: str | None = None,
     runs: list[MethodRun] | None = None,
     parallel: bool = False,
+    progress: bool = False,
 ) -> list[BenchmarkOutcome]:
     """Rank every selected benchmark at its natural level (instance when it has instance scores).
 
     ``parallel`` submits the partition tasks to the flow's task runner (run the
     flow with :func:`flows.runners.runner_options` for Dask) instead of
-    running them one after the other.  A catalog that does not match the committed loads and
+    running them one after the other; ``progress`` reports each partition
+    done on stderr (:mod:`flows.progress`).  A catalog that does not match the committed loads and
     rules is rebuilt first (:func:`flows.catalog_state.ensure_current_catalog`): a snapshot is
     stored for good, so it is never ranked from a stale catalog.
     """
@@ -270,7 +283,7 @@ def rank_flow(
         available = available.filter(pl.col("level") == level)
     version = code_version()
     outcomes = [
-        rank_benchmark(warehouse, benchmark, lvl, runs, version, parallel)
+        rank_benchmark(warehouse, benchmark, lvl, runs, version, parallel, progress)
         for benchmark, lvl in available.select("benchmark", "level").sort("benchmark").iter_rows()
     ]
     if any(m.new for o in outcomes for m in o.methods):

@@ -6,7 +6,7 @@ nothing at all (no catalog rebuild, no ranking).  With ``reparse`` it also
 re-derives the loads an older parser version made
 (:func:`flows.ingest.reparse_stale`).  ``serve_refresh`` serves it as a
 Prefect deployment on a cron schedule (Prefect's scheduler needs a Prefect
-server: see :mod:`flows.prefect_server`).  Runs of one inbox never overlap:
+server: see :mod:`flows.local_server`).  Runs of one inbox never overlap:
 each holds the inbox's lock.
 """
 

@@ -48,5 +48,5 @@ def run_flow(home: str | None = None, data: str | None = None, progress: bool = 
     files, _, _ = expand_paths([data or BUNDLED_DATA])
     pickles = [f for f in files if f.suffix == ".pickle"]
     ingested = ingest_flow([str(f) for f in files if f not in pickles], home=home, trust_pickle=False, progress=progress)
-    ranked = rank_flow(home=home)
+    ranked = rank_flow(home=home, progress=progress)
     return RunReport(ingested, [str(p) for p in pickles], ranked, export_latest_report(Warehouse(home)))

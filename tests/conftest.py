@@ -10,9 +10,42 @@ the edge cases fixed so far were found.
 """
 
 import os
+import signal
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("scorehouse", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("scorehouse-ci", parent=settings.get_profile("scorehouse"), derandomize=True)
 settings.load_profile("scorehouse-ci" if os.environ.get("CI") else "scorehouse")
+
+
+# Tests run their flows against Prefect's temporary in-process API, each in its own warehouse: a
+# shared server per temporary home would leave one background process per test. The tests of the
+# shared server (tests/flows/test_local_server.py) turn it back on for their subprocesses.
+os.environ.setdefault("SCOREHOUSE_PREFECT", "ephemeral")
+
+
+def server_daemons_under(folder: Path) -> list[int]:
+    """Pids of local Prefect servers (flows.server_daemon) whose state folder is under ``folder``."""
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+        except OSError:  # the process ended while we looked
+            continue
+        if b"flows.server_daemon" in args and any(a.startswith(str(folder).encode()) for a in args):
+            pids.append(int(cmdline.parent.name))
+    return pids
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_server_left_behind(tmp_path_factory: pytest.TempPathFactory):
+    """Fail the session if a test left a local Prefect server running (and stop it, so none outlives the run)."""
+    yield
+    base = tmp_path_factory.getbasetemp()
+    left = server_daemons_under(base)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"tests left local Prefect server(s) running: pids {left} (killed now)"

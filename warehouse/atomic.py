@@ -67,21 +67,29 @@ def copy_file(source: Path, target: Path) -> Path:
 
 
 @contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (created when missing) for the block; others wait.
+def file_lock(path: Path, shared: bool = False, wait: bool = True) -> Iterator[bool]:
+    """Hold a lock on ``path`` (created when missing) for the block; yield whether it was taken.
 
     An advisory ``flock``: it serialises the processes that take it, and the
     operating system releases it when its holder dies, so a crash never
-    leaves the warehouse locked.  A writer that has to wait says so on stderr.
+    leaves the warehouse locked.  ``shared`` locks coexist with each other but
+    not with an exclusive one; with ``wait=False`` the block runs at once and
+    is told (``False``) when another process holds a conflicting lock.  A
+    process that has to wait says so on stderr.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
+    with open(path, "a") as handle:
+        mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:  # say why nothing happens rather than hang in silence
-            print(f"waiting for {path}: another scorehouse writer holds it", file=sys.stderr, flush=True)
-            fcntl.flock(handle, fcntl.LOCK_EX)
+            fcntl.flock(handle, mode | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not wait:
+                yield False
+                return
+            # say why nothing happens rather than hang in silence
+            print(f"waiting for {path}: another scorehouse process holds it", file=sys.stderr, flush=True)
+            fcntl.flock(handle, mode)
         try:
-            yield
+            yield True
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)

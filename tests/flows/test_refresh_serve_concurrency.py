@@ -88,7 +88,7 @@ def test_two_rank_processes_at_once_finish_and_readers_are_never_blocked(tmp_pat
 def test_serve_runs_the_refresh_on_its_schedule(tmp_path):
     inbox, home = tmp_path / "inbox", tmp_path / "wh"
     inbox.mkdir()
-    # its own session, so that the Prefect server it starts can be stopped with it
+    # its own session, so that it and its runner's subprocesses can be stopped together
     server = cli(home, "serve", "--inbox", str(inbox), "--interval", "5", prefect_home=tmp_path / "p", new_session=True)
     try:
         shutil.copyfile(VALUE, inbox / VALUE.name)
@@ -108,3 +108,5 @@ def test_serve_runs_the_refresh_on_its_schedule(tmp_path):
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
+        # serve used the home's shared Prefect server: stop it rather than wait for its idle period
+        assert cli(home, "server", "stop", prefect_home=tmp_path / "p").wait(timeout=60) == 0
