@@ -156,7 +156,8 @@ def partition_pass(warehouse, shape, metrics, methods, drop: pl.DataFrame | None
                 if system in index:
                     blank[[g for g, t in enumerate(task_of_group) if t == task], index[system]] = True
             scores = np.where(blank[dense.groups], np.nan, scores)
-        voters = Voters(dense.systems, scores, dense.weights, dense.groups, dense.group_names, dense.absent)
+        voters = Voters(dense.systems, scores, dense.weights, dense.groups, dense.group_names,
+                        group_weights=dense.group_weights, absent=dense.absent)
         partials.append(partition_partials(voters, methods))
     return {m: combine([p[m] for p in partials], shape.systems) for m in methods}
 
