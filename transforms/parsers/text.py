@@ -147,7 +147,7 @@ def strict_csv_records(path: Path, text: str) -> Iterator[tuple[list[str], int]]
     except csv.Error as exc:
         raise ParseError(
             path,
-            f"malformed CSV in the record starting on this line ({exc}): a quote never closed, text after a "
+            f"malformed CSV in the record starting on this line ({exc}, noticed on line {reader.line_num}): a quote never closed, text after a "
             "closing quote or an over-long field; quote whole fields and double the quotes inside them",
             end + 1,
         ) from None
