@@ -15,7 +15,6 @@ columns``; missing markers become null values, nothing is dropped.
 from __future__ import annotations
 
 import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import polars as pl
 
 from transforms.parsers.base import Parsed, ParseError
 from transforms.parsers.input_limits import read_input
+from transforms.parsers.text import strict_csv_records
 from warehouse.schema import PARSED_ROWS
 
 # Cells a leaderboard uses for "no score" (after stripping whitespace).
@@ -103,15 +103,7 @@ def read_table(path: Path) -> Table:
     text = decode(path, read_input(path))
     if not text.strip():
         raise ParseError(path, "the file is empty; a leaderboard needs a header line and at least one system")
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    records: list[list[str]] = []
-    ends: list[int] = []
-    try:
-        for record in reader:
-            records.append(record)
-            ends.append(reader.line_num)
-    except csv.Error as err:
-        raise ParseError(path, f"unreadable CSV ({err}); check the quotes on this line", reader.line_num + 1) from None
+    records, ends = (list(column) for column in zip(*strict_csv_records(path, text), strict=True))
     starts = [1] + [end + 1 for end in ends[:-1]]
     kept = [i for i, record in enumerate(records) if any(cell.strip() for cell in record)]
     if not kept:

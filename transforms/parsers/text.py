@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -130,20 +131,36 @@ def record_starts(path: Path, text: str) -> pl.DataFrame:
     )
 
 
-def check_quoting(path: Path, text: str) -> None:
-    """ParseError at the first malformed quote (e.g. a closing quote followed by more text).
+def strict_csv_records(path: Path, text: str) -> Iterator[tuple[list[str], int]]:
+    """Each record of ``text`` as the standard library's strict reader splits it, with the line it ends on.
 
-    Readers disagree on how to recover from such quoting, so no reading of it is
-    trusted; the standard library's strict reader finds it and its line.
+    A reader error is a ParseError at the line where the failing record starts:
+    the reader notices an unterminated quote only at the end of the file and an
+    over-long field only where it passes the limit, both lines after the cause.
     """
-    reader = csv.reader(io.StringIO(text), strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    end = 0  # the line the last complete record ends on
     try:
-        for _ in reader:
-            pass
+        for record in reader:
+            yield record, reader.line_num
+            end = reader.line_num
     except csv.Error as exc:
         raise ParseError(
-            path, f"malformed quoting ({exc}); quote whole fields and double the quotes inside them", reader.line_num
+            path,
+            f"malformed CSV in the record starting on this line ({exc}, noticed on line {reader.line_num}): a quote never closed, text after a "
+            "closing quote or an over-long field; quote whole fields and double the quotes inside them",
+            end + 1,
         ) from None
+
+
+def check_quoting(path: Path, text: str) -> None:
+    """ParseError at the record holding the first malformed quote (e.g. a closing quote followed by more text).
+
+    Readers disagree on how to recover from such quoting, so no reading of it is
+    trusted; the standard library's strict reader finds it.
+    """
+    for _ in strict_csv_records(path, text):
+        pass
 
 
 def read_csv_records(path: Path, text: str) -> pl.DataFrame:
