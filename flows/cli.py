@@ -40,10 +40,18 @@ def level_name(value: str) -> str:
     return value
 
 
+def add_home_option(parser: argparse.ArgumentParser, default: str | None) -> None:
+    """``--home``, accepted before the command and after it; given in both places, the one after wins."""
+    parser.add_argument("--home", default=default, help="warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
+
+
+STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scorehouse", description="A warehouse of benchmark scores and the rankings computed from them.")
     parser.set_defaults(prefect=None)  # "flow": runs flows; "server": needs a real Prefect server
-    parser.add_argument("--home", help="warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
+    add_home_option(parser, None)
     sub = parser.add_subparsers(dest="command", required=True)
 
     ingest = sub.add_parser("ingest", help="ingest score dumps (files or folders) into the warehouse")
@@ -52,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--benchmark", type=benchmark_option, help="benchmark name instead of the one the parser derives")
     ingest.add_argument("--trust-pickle", action="store_true", help="allow pickles (unpickling runs code)")
     ingest.add_argument("--reparse", action="store_true", help=commands.REPARSE_HELP)
+    ingest.add_argument("--strict", action="store_true", help=STRICT_HELP)
     add_runner_options(ingest)
     ingest.set_defaults(handler=commands.cmd_ingest, prefect="flow")
 
@@ -79,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     refresh = sub.add_parser("refresh", help="ingest new files of an inbox once and re-rank what changed")
     refresh.add_argument("--inbox", type=Path, required=True)
     refresh.add_argument("--reparse", action="store_true", help=commands.REPARSE_HELP)
+    refresh.add_argument("--strict", action="store_true", help=STRICT_HELP)
     refresh.set_defaults(handler=commands.cmd_refresh, prefect="flow")
 
     serve = sub.add_parser("serve", help="serve the refresh flow on a schedule (a Prefect deployment)")
@@ -137,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     server = sub.add_parser("server", help="the warehouse's local Prefect server: status, start or stop")
     server.add_argument("action", choices=("status", "start", "stop"))
     server.set_defaults(handler=commands.cmd_server)
+    for command in sub.choices.values():
+        # Not given after the command, it is not set there, so the one before the command stays.
+        add_home_option(command, argparse.SUPPRESS)
     return parser
 
 
@@ -170,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in CATALOG_READERS:
             commands.current_catalog(args.home)
         return run_handler(args)
+    except commands.UsageError as error:  # its message names the command, as argparse's do
+        print(error, file=sys.stderr)
+        return 2
     except (WarehouseMissingError, FileNotFoundError) as error:
         print(f"scorehouse: {error}", file=sys.stderr)
         return 2

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 from flows.console import print_analyses, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
 
 
+class UsageError(Exception):
+    """Options missing or not going together: :func:`flows.cli.main` says so on stderr and exits 2, as argparse does."""
+
+
 def quiet_prefect() -> None:
     """Prefect without analytics or chatter, unless the user configured otherwise."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -63,7 +67,7 @@ def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
     try:
         options = runner_options(args.runner, args.workers, args.address)
     except RunnerError as error:
-        raise SystemExit(f"scorehouse {args.command}: {error}") from None
+        raise UsageError(f"scorehouse {args.command}: {error}") from None
     return (flow.with_options(**options) if options else flow), bool(options)
 
 
@@ -73,10 +77,10 @@ REPARSE_HELP = "re-derive, from the raw archive, the loads an older parser versi
 def cmd_ingest(args: argparse.Namespace) -> int:
     quiet_prefect()
     check_metric_rules(args.home)
-    from flows.ingest import ingest_flow
+    from flows.ingest import files_ok, ingest_flow
 
     if not args.paths and not args.reparse:
-        raise SystemExit("scorehouse ingest: give the files or folders to ingest, or --reparse")
+        raise UsageError("scorehouse ingest: give the files or folders to ingest, or --reparse")
     flow, parallel = _with_runner(ingest_flow, args)
     report = flow(
         [str(p) for p in args.paths], home=args.home, format=args.format, benchmark=args.benchmark,
@@ -85,7 +89,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     )
     print_ingest_report(report)
     print_summary(args.home)
-    return 0 if report.ok else 1
+    return 0 if files_ok(report.files, args.strict) else 1
 
 
 def nested_as_json(frame: pl.DataFrame) -> pl.DataFrame:
@@ -135,11 +139,11 @@ def _method_runs(args: argparse.Namespace):  # noqa: ANN202
     params = parse_parameters(args.param or [])
     if not args.method:
         if params:
-            raise SystemExit("scorehouse rank: --param needs the --method it applies to")
+            raise UsageError("scorehouse rank: --param needs the --method it applies to")
         return None
     unknown = sorted(set(params) - set(args.method))
     if unknown:
-        raise SystemExit(f"scorehouse rank: --param names method(s) {unknown} that are not among --method")
+        raise UsageError(f"scorehouse rank: --param names method(s) {unknown} that are not among --method")
     return [MethodRun(m, params.get(m, {}), two_step=args.two_step) for m in args.method]
 
 
@@ -165,6 +169,7 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
 def cmd_refresh(args: argparse.Namespace) -> int:
     quiet_prefect()
     check_metric_rules(args.home)
+    from flows.ingest import files_ok
     from flows.refresh import refresh_flow
 
     report = refresh_flow(inbox=str(args.inbox), home=args.home, reparse=args.reparse)
@@ -173,8 +178,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         return 0
     print_refresh(report)
     failures = print_rankings(report.ranked)
-    rejected = any(f.status == "rejected" for f in report.files + report.reparsed)
-    return 1 if rejected or failures else 0
+    return 0 if files_ok(report.files + report.reparsed, args.strict) and not failures else 1
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -226,7 +230,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     elif len(args.ids) == 2:
         pairs = [tuple(args.ids)]
     else:
-        raise SystemExit("scorehouse diff: give two snapshot ids, or --latest (with --benchmark/--method)")
+        raise UsageError("scorehouse diff: give two snapshot ids, or --latest (with --benchmark/--method)")
     for before_id, after_id in pairs:
         before_meta, before = read_snapshot(warehouse, before_id)
         after_meta, after = read_snapshot(warehouse, after_id)
@@ -292,6 +296,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """The main job: ingest the bundled real dumps, rank every benchmark, print the leaderboards, write the report."""
     quiet_prefect()
     check_metric_rules(args.home)
+    from flows.ingest import files_ok
     from flows.run import run_flow
 
     report = run_flow(home=args.home, progress=True)
@@ -301,4 +306,4 @@ def cmd_run(args: argparse.Namespace) -> int:
     print_summary(args.home)
     failures = print_rankings(report.ranked)
     print(f"\nHTML report of the latest rankings: {report.report}")
-    return 0 if not report.ingest.rejected_files and not failures else 1
+    return 0 if files_ok(report.ingest.files) and not failures else 1

@@ -8,6 +8,7 @@ given.  Polars is imported inside the functions, so importing this module (as
 from __future__ import annotations
 
 import sys
+from collections import Counter
 
 
 def print_frame(frame, max_rows: int = 60) -> None:  # noqa: ANN001 - polars is imported lazily
@@ -32,14 +33,25 @@ def print_ingest_report(report) -> None:  # noqa: ANN001 - flows.ingest.IngestRe
         for problem in f.problems:
             print(f"  note: {f.path}: {problem}")
         if f.rows_quarantined:
-            print(f"  quarantined: {f.path}: {f.rows_quarantined} of {f.rows_in} rows "
-                  f"(see: scorehouse sql \"SELECT * FROM quarantine\")")
+            print(f"  quarantined: {f.path}: {f.rows_quarantined} of {f.rows_in} rows")
+    print_quarantine_reasons(loaded)
     for f in skipped:
         print(f"  skipped: {f.error}")
     for f in report.rejected_files:
         print(f"  rejected: {f.error}", file=sys.stderr)
     for notice in report.notices:
         print(notice)
+
+
+def print_quarantine_reasons(outcomes) -> None:  # noqa: ANN001 - flows.ingest.FileOutcome list
+    """The rows these files had quarantined, per reason class, as warnings on stderr."""
+    counts = Counter()
+    for outcome in outcomes:
+        counts.update(outcome.quarantine_reasons)
+    for reason, rows in counts.most_common():
+        print(f"warning: quarantined {rows:,} row(s): {reason}", file=sys.stderr)
+    if counts:
+        print('warning: quarantined rows stay queryable: scorehouse sql "SELECT * FROM quarantine"', file=sys.stderr)
 
 
 def print_rankings(outcomes) -> int:  # noqa: ANN001 - flows.rank.BenchmarkOutcome list
@@ -69,6 +81,7 @@ def print_refresh(report) -> None:  # noqa: ANN001 - flows.refresh.RefreshReport
         print(f"{outcome.status}: {outcome.path} -> {moved} ({detail})")
     for outcome in report.reparsed:
         print(f"re-parsed, {outcome.status}: {outcome.path} ({outcome.error or outcome.load_id})")
+    print_quarantine_reasons(report.files + report.reparsed)
     for notice in report.notices:
         print(notice)
 

@@ -16,11 +16,11 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prefect import flow
+from prefect import flow, get_run_logger
 
 from transforms.parsers import FORMATS, Format, ParseError, choose_format
 from transforms.parsers.base import NotScoresError
-from transforms.validate import Validated, validate_rows
+from transforms.validate import Validated, reason_counts, validate_rows
 from flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from flows.common import io_task, refresh_catalog
 from flows.lineage import (
@@ -48,6 +48,7 @@ class FileOutcome:
     rows_in: int = 0
     rows_landed: int = 0
     rows_quarantined: int = 0
+    quarantine_reasons: dict[str, int] = field(default_factory=dict)  # rows per reason class
     problems: tuple[str, ...] = ()
     error: str | None = None
     parser_version: int | None = None  # of the load made or found
@@ -77,8 +78,31 @@ class IngestReport:
 
     @property
     def ok(self) -> bool:
-        """True when nothing the user gave was rejected or quarantined."""
-        return not self.rejected_files and self.rows_quarantined == 0
+        """True when no file was rejected (:func:`files_ok`)."""
+        return files_ok(self.files)
+
+
+def files_ok(files: list[FileOutcome], strict: bool = False) -> bool:
+    """Whether a run of these files succeeded: the one rule of the exit codes and of the flows' log level.
+
+    Every file landed, was already there, or was skipped as holding no scores.
+    Quarantined rows are warnings (they stay queryable in ``quarantine``), not a
+    failure, unless ``strict``.
+    """
+    if any(f.status == "rejected" for f in files):
+        return False
+    return not (strict and any(f.rows_quarantined for f in files))
+
+
+def log_outcome(files: list[FileOutcome]) -> None:
+    """Log, in the flow run, rejected files as an error and quarantined rows as a warning (the run stays Completed)."""
+    logger = get_run_logger()
+    rejected = sum(f.status == "rejected" for f in files)
+    quarantined = sum(f.rows_quarantined for f in files)
+    if not files_ok(files):
+        logger.error("%d file(s) rejected", rejected)
+    if quarantined:
+        logger.warning("%d row(s) quarantined: see the quarantine view", quarantined)
 
 
 def what_it_is(path: Path) -> str | None:
@@ -239,7 +263,8 @@ def ingest_file(
     warehouse.forget_rejected(sha)
     return FileOutcome(
         origin, "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")),
-        record.rows_in, record.rows_landed, record.rows_quarantined, problems, parser_version=record.parser_version,
+        record.rows_in, record.rows_landed, record.rows_quarantined, reason_counts(validated.quarantine), problems,
+        parser_version=record.parser_version,
         reparsed=reparse,
     )
 
@@ -335,4 +360,5 @@ def ingest_flow(
     else:
         report.stale_loads = stale_loads(warehouse).height
     refresh_catalog_after(warehouse, report.files)
+    log_outcome(report.files)
     return report

@@ -18,7 +18,7 @@ from pathlib import Path
 from prefect import flow
 
 from flows.common import io_task
-from flows.ingest import FileOutcome, ingest_files, refresh_catalog_after, reparse_stale
+from flows.ingest import FileOutcome, ingest_files, log_outcome, refresh_catalog_after, reparse_stale
 from flows.lineage import lineage_notices, stale_loads
 from flows.rank import BenchmarkOutcome, rank_flow
 from warehouse.inbox import inbox_lock, move_out, new_files
@@ -74,6 +74,7 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool) -> RefreshReport
         report.stale_loads = stale_loads(warehouse).height
     outcomes = report.files + report.reparsed
     refresh_catalog_after(warehouse, outcomes)
+    log_outcome(outcomes)
     report.moved = [move_file(Path(f.path), inbox_path, f.status) for f in report.files]
     changed = sorted({b for f in outcomes if f.status == "loaded" for b in f.benchmarks})
     if changed:

@@ -120,3 +120,32 @@ def _decide_duplicates(checked: pl.DataFrame, usable: pl.DataFrame) -> pl.DataFr
         how="vertical",
     ).sort("_row")
     return decided
+
+
+# The classes of the reasons above, each the start of its reasons' text: a reason quotes the
+# value or line it is about ("non-finite score NaN"), so counts are kept per class.  The
+# last is the reason the leaderboard-table parser flags a lone value of a paired cell with.
+REASON_CLASSES = {
+    "empty system name": r"^empty system name",
+    "empty task name": r"^empty task name",
+    "empty metric name": r"^empty metric name",
+    "non-numeric score": r"^non-numeric score ",
+    "non-finite score": r"^non-finite score ",
+    "conflicting values for the same system and voter": r"^conflicting values .* for the same system and voter$",
+    "exact duplicate": r"^exact duplicate of (line|row) ",
+    "paired cell that is not two values": r"^cell .* of paired column .* is not two values",
+}
+
+
+def reason_counts(quarantine: pl.DataFrame) -> dict[str, int]:
+    """Quarantined rows per reason class (:data:`REASON_CLASSES`), most first; a reason of no class is its own."""
+    reason = pl.col("reason")
+    classed = pl.lit(None, dtype=pl.String)
+    for label, pattern in reversed(REASON_CLASSES.items()):
+        classed = pl.when(reason.str.contains(pattern)).then(pl.lit(label)).otherwise(classed)
+    counts = (
+        quarantine.select(reason_class=pl.coalesce(classed, reason))
+        .group_by("reason_class").len()
+        .sort(["len", "reason_class"], descending=[True, False])
+    )
+    return dict(counts.iter_rows())

@@ -13,7 +13,7 @@ import pytest
 from tests.transforms.strategies_leaderboard import bundled, written
 from transforms.parsers import leaderboard_rankingnlp, leaderboard_votenrank
 from transforms.parsers.base import ParseError
-from transforms.validate import validate_rows
+from transforms.validate import reason_counts, validate_rows
 from transforms.parsers.leaderboard_columns import XTREME
 
 VNR_GLUE = "vote_and_rank/tables/leaderboards - GLUE.csv"
@@ -260,6 +260,8 @@ def test_unsplittable_pair_is_quarantined_and_empty_name_kept_and_reported():
         ("MRPC", "F1", "93.9"), ("MRPC", "acc", "93.9"), ("STS-B", "Pearson", "abc/"), ("STS-B", "Spearman", "abc/"),
     ]
     assert validated.scores.filter(pl.col("task").is_in(["MRPC", "STS-B"]), system="A").height == 0
+    # line 3's 15 nameless cells and line 2's two cells of one value, both halves each
+    assert reason_counts(validated.quarantine) == {"empty system name": 15, "paired cell that is not two values": 4}
 
 
 def test_unknown_header_and_ragged_row_are_named_errors():

@@ -6,7 +6,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transforms.validate import validate_rows
+from transforms.validate import reason_counts, validate_rows
 from warehouse.schema import PARSED_ROWS
 
 values = st.one_of(
@@ -76,3 +76,32 @@ def test_every_row_lands_or_is_quarantined_for_its_reason(table):
     landed = result.scores
     assert landed.select("task", "metric", "instance", "system").is_duplicated().sum() == 0
     assert landed.filter(pl.col("score").is_not_null() & ~pl.col("score").is_finite()).height == 0
+
+
+def test_reasons_are_counted_per_class_without_the_values_they_quote():
+    table = [  # (task, metric, instance, system, value), each bad row's class written beside it
+        ("t", "m", None, "A", "1.0"),
+        ("t", "m", None, "B", "seventy"),  # non-numeric
+        ("t", "m", None, "C", "n/a"),  # non-numeric
+        ("t", "m", None, "D", "NaN"),  # non-finite
+        ("t", "m", None, "E", "-inf"),  # non-finite
+        ("t", "m", None, "F", "inf"),  # non-finite
+        ("t", "m", None, "", "2.0"),  # empty system name
+        ("", "m", None, "G", "2.0"),  # empty task name
+        ("t", "m", "i1", "H", "1.0"),
+        ("t", "m", "i1", "H", "1.0"),  # exact duplicate
+        ("t", "m", "i2", "H", "1.0"),  # conflicting (both rows)
+        ("t", "m", "i2", "H", "2.0"),  # conflicting
+    ]
+    frame = pl.DataFrame([("bench", *row, n + 1) for n, row in enumerate(table)], schema=PARSED_ROWS, orient="row")
+    quarantine = validate_rows(frame, file="dump.csv", load_id="L").quarantine
+    assert reason_counts(quarantine) == {
+        "non-finite score": 3, "conflicting values for the same system and voter": 2, "non-numeric score": 2,
+        "empty system name": 1, "empty task name": 1, "exact duplicate": 1,
+    }
+    assert list(reason_counts(quarantine)) == [  # most first, ties by name
+        "non-finite score", "conflicting values for the same system and voter", "non-numeric score",
+        "empty system name", "empty task name", "exact duplicate",
+    ]
+    unknown = pl.DataFrame({"reason": ["a reason of no class 1", "a reason of no class 1"]})
+    assert reason_counts(unknown) == {"a reason of no class 1": 2}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from flows.ingest import ingest_flow
+from flows.ingest import files_ok, ingest_flow
 from tests.warehouse.conftest import GLUE_CSV, VALUE_CSV, tree_state
 from warehouse.catalog import connect, query_frame
 from warehouse.storage import Warehouse
@@ -65,18 +65,22 @@ def test_corrected_dump_supersedes_its_source_and_keeps_history(home, tmp_path):
     assert sql(home, "SELECT count(*) FROM scores").item() == 1499  # 1500 cells, one "NaN" quarantined
 
 
-def test_bad_rows_are_quarantined_with_file_line_and_reason(home, tmp_path):
+def test_bad_rows_are_quarantined_with_file_line_and_reason(home, tmp_path, caplog):
     dump = tmp_path / GLUE_CSV.name
     lines = GLUE_CSV.read_text().splitlines(keepends=True)
     assert "75.5" in lines[1]  # ERNIE's CoLA cell, on line 2 of the file
     lines[1] = lines[1].replace("75.5", "seventy", 1)
     dump.write_text("".join(lines))
-    report = ingest_flow([str(dump)], home=str(home))
+    state = ingest_flow([str(dump)], home=str(home), return_state=True)
+    assert state.is_completed()  # quarantined rows are warnings, not a failed run
+    assert "2 row(s) quarantined" in caplog.text
+    report = state.result()
     assert report.files[0].rows_quarantined == 2  # ours and the published "NaN" cell
+    assert report.files[0].quarantine_reasons == {"non-numeric score": 1, "non-finite score": 1}
     assert report.files[0].rows_landed == 1498
     bad = sql(home, "SELECT file, line, system, task, value, reason FROM quarantine WHERE value = 'seventy'").row(0)
     assert bad == (str(dump), 2, "ERNIE", "CoLA", "seventy", "non-numeric score seventy")
-    assert not report.ok
+    assert report.ok and not files_ok(report.files, strict=True)
 
 
 def test_an_unparseable_file_is_rejected_and_does_not_stop_the_others(home, tmp_path):
