@@ -190,7 +190,7 @@ def kemeny(profile: Profile, *, time_limit: float = 60.0) -> Scored:
         gap = (cost - lower) / cost if cost > 0 else 0.0
         notes = [
             f"total weighted Kendall disagreement {cost:.6g}, not proven minimal: the time limit of {time_limit:g} s "
-            f"ran out; lower bound {lower:.6g}, gap {gap:.2%}",
+            f"ran out; lower bound {lower:.6g}, gap {100 * gap:.2g} %",
             split,
         ]
     return Scored(scores, tuple(notes))

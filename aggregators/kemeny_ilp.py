@@ -47,6 +47,9 @@ from scipy.sparse import csr_array
 SOLVER_OPTIONS = {"mip_rel_gap": 0.0, "presolve": True, "disp": False}
 # A relaxation's solution may break a row by HiGHS's primal feasibility tolerance (1e-7) without violating it.
 FEASIBILITY = 1e-6
+# At most this many 3-cycle rows join the program per round: a near-random tournament of 700 systems breaks
+# about 16 million, more than the solver can take at once; the most violated come first.
+ROWS_PER_ROUND = 500_000
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,7 @@ class _Program:
     first: np.ndarray  # i of each pair
     second: np.ndarray  # j of each pair
     pair_id: np.ndarray  # (n, n): the variable of pair (i, j), i < j
-    triples: np.ndarray  # (m, 3) pair ids (ij, jk, ik) of every triple i < j < k
+    # The 3-cycle rows are not stored here: see :meth:`triples_where`.
 
     @classmethod
     def build(cls, costs: np.ndarray, scale: float) -> _Program:
@@ -90,14 +93,36 @@ class _Program:
         first, second = np.triu_indices(n, 1)
         pair_id = np.zeros((n, n), dtype=np.int64)
         pair_id[first, second] = np.arange(first.size)
-        # every triple i < j < k: each pair (i, j) followed by its k in j+1 .. n-1
-        per_pair = n - 1 - second
-        ti, tj = np.repeat(first, per_pair), np.repeat(second, per_pair)
-        starts = np.cumsum(per_pair) - per_pair
-        tk = np.arange(per_pair.sum()) - np.repeat(starts, per_pair) + tj + 1
-        triples = np.stack([pair_id[ti, tj], pair_id[tj, tk], pair_id[ti, tk]], axis=1)
         objective = (costs[first, second] - costs[second, first]) * scale
-        return cls(objective, float(costs[second, first].sum()), scale, first, second, pair_id, triples)
+        return cls(objective, float(costs[second, first].sum()), scale, first, second, pair_id)
+
+    @property
+    def no_triples(self) -> np.ndarray:
+        return np.zeros((0, 3), dtype=np.int64)
+
+    def triples_where(self, x: np.ndarray | None) -> np.ndarray:
+        """Pair ids ``(ij, jk, ik)`` of the triples ``i < j < k`` whose 3-cycle row ``x`` violates; all when None.
+
+        Never materialises every triple (``n^3 / 6`` of them: 57 million for 700 systems): one
+        system ``i`` at a time, vectorised over the pairs ``j < k`` below it.  Of the violated rows
+        of one ``i`` at most ``ROWS_PER_ROUND / (n - 2)`` are kept, the most violated: a round
+        adds at most :data:`ROWS_PER_ROUND` rows, and the rest are found again in later rounds
+        if the next solution still breaks them.
+        """
+        n = self.pair_id.shape[0]
+        above = np.zeros((n, n))
+        if x is not None:
+            above[self.first, self.second] = x
+        upper = np.triu(np.ones((n, n), dtype=bool), 1)
+        per_system = max(ROWS_PER_ROUND // max(n - 2, 1), 1)
+        found = [self.no_triples]
+        for i in range(n - 2):
+            below = upper[i + 1 :, i + 1 :]
+            chosen = np.flatnonzero(below) if x is None else _most_violated(above, i, below, per_system)
+            j, k = np.divmod(chosen, n - i - 1)
+            j, k = j + i + 1, k + i + 1
+            found.append(np.stack([self.pair_id[i, j], self.pair_id[j, k], self.pair_id[i, k]], axis=1))
+        return np.concatenate(found)
 
     def rows(self, triples: np.ndarray) -> LinearConstraint:
         """``0 <= x_ij + x_jk - x_ik <= 1`` for the given triples."""
@@ -107,11 +132,6 @@ class _Program:
             shape=(m, self.objective.size),
         )
         return LinearConstraint(matrix, 0.0, 1.0)
-
-    def violated(self, x: np.ndarray) -> np.ndarray:
-        """Boolean mask of the triples whose 3-cycle rows ``x`` violates (beyond a solver's feasibility slack)."""
-        value = x[self.triples[:, 0]] + x[self.triples[:, 1]] - x[self.triples[:, 2]]
-        return (value < -FEASIBILITY) | (value > 1 + FEASIBILITY)
 
     def unscaled(self, objective_value: float) -> float:
         return objective_value / self.scale + self.constant
@@ -128,6 +148,21 @@ class _Program:
         position = np.empty(order.size, dtype=np.int64)
         position[order] = np.arange(order.size)
         return (position[self.first] < position[self.second]).astype(float)
+
+
+def _most_violated(above: np.ndarray, i: int, below: np.ndarray, limit: int) -> np.ndarray:
+    """Flat indices into ``below`` of the pairs ``j < k`` (both after ``i``) whose row ``x`` breaks, at most ``limit``.
+
+    The most violated first, ties in index order (reproducible); returned in index order.
+    """
+    row = above[i, i + 1 :]
+    # 0 <= x_ij + x_jk - x_ik <= 1, i.e. |x_ij + x_jk - x_ik - 1/2| <= 1/2
+    value = above[i + 1 :, i + 1 :] + (row[:, None] - row[None, :] - 0.5)
+    excess = np.where(below, np.abs(value, out=value) - 0.5, 0.0).ravel()
+    chosen = np.flatnonzero(excess > FEASIBILITY)
+    if chosen.size > limit:
+        chosen = np.sort(chosen[np.argsort(-excess[chosen], kind="stable")[:limit]])
+    return chosen
 
 
 def improve(costs: np.ndarray, order: np.ndarray, tolerance: float) -> np.ndarray:
@@ -170,7 +205,7 @@ class _Outcome:
     status: str  # "optimal" or "timeout"
     x: np.ndarray | None  # last solution (a ranking when optimal)
     bound: float  # best scaled lower bound proven (-inf when none)
-    active: np.ndarray  # the triples whose 3-cycle rows the last program had
+    active: np.ndarray  # (m, 3) pair ids of the triples whose 3-cycle rows the last program had
 
 
 def _solve(
@@ -194,7 +229,7 @@ def _solve(
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return _Outcome("timeout", x, bound, active)
-        constraints = [program.rows(program.triples[active]), *extra] if active.any() else list(extra)
+        constraints = [program.rows(active), *extra] if len(active) else list(extra)
         result = milp(
             program.objective,
             integrality=np.full(n_vars, 1 if integral else 0),
@@ -211,12 +246,12 @@ def _solve(
             proven = max(bound, dual) if dual is not None and np.isfinite(dual) else bound
             return _Outcome("timeout", x, proven, active)
         bound = max(bound, float(result.fun))
-        broken = program.violated(x)
+        broken = program.triples_where(x)
         if incumbent is not None and incumbent.cost <= program.unscaled(bound) + incumbent.tolerance:
-            return _Outcome("optimal", program.pairs_of(incumbent.order), bound, active | broken)
-        if not broken.any():
+            return _Outcome("optimal", program.pairs_of(incumbent.order), bound, np.concatenate([active, broken]))
+        if not len(broken):
             return _Outcome("optimal", x, bound, active)
-        active = active | broken
+        active = np.concatenate([active, broken])  # x satisfies every active row: these are new
 
 
 def _is_unique(program: _Program, costs: np.ndarray, order: np.ndarray, deadline: float, active: np.ndarray,
@@ -257,13 +292,13 @@ def solve_order(
     program = _Program.build(costs, 1.0 / mean_weight if mean_weight > 0 else 1.0)
     incumbent = _Incumbent(costs, tolerance)
     if lazy:
-        relaxed = _solve(program, deadline, np.zeros(len(program.triples), dtype=bool), [], False, incumbent)
+        relaxed = _solve(program, deadline, program.no_triples, [], False, incumbent)
         outcome = relaxed
         if relaxed.status == "optimal" and incumbent.cost > program.unscaled(relaxed.bound) + tolerance:
             outcome = _solve(program, deadline, relaxed.active, [], True, incumbent)
         outcome = replace(outcome, bound=max(outcome.bound, relaxed.bound))
     else:
-        outcome = _solve(program, deadline, np.ones(len(program.triples), dtype=bool), [], True, incumbent)
+        outcome = _solve(program, deadline, program.triples_where(None), [], True, incumbent)
     trivial = float(np.minimum(costs, costs.T)[np.triu_indices(n, 1)].sum())
     lower = max(trivial, program.unscaled(outcome.bound)) if np.isfinite(outcome.bound) else trivial
     if outcome.status != "optimal":

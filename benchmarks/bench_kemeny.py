@@ -44,7 +44,7 @@ def bundled_task_ballots() -> dict[str, pl.DataFrame]:
     from transforms.parsers.base import ParseError
     from transforms.validate import validate_rows
 
-    files, _ = expand_paths([BUNDLED])
+    files, _, _ = expand_paths([BUNDLED])
     frames = []
     for path in files:
         if path.suffix == ".pickle":
