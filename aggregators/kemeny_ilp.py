@@ -246,9 +246,12 @@ def _solve(
             proven = max(bound, dual) if dual is not None and np.isfinite(dual) else bound
             return _Outcome("timeout", x, proven, active)
         bound = max(bound, float(result.fun))
-        broken = program.triples_where(x)
         if incumbent is not None and incumbent.cost <= program.unscaled(bound) + incumbent.tolerance:
-            return _Outcome("optimal", program.pairs_of(incumbent.order), bound, np.concatenate([active, broken]))
+            return _Outcome("optimal", program.pairs_of(incumbent.order), bound,
+                            np.concatenate([active, program.triples_where(x)]))
+        if time.monotonic() >= deadline:  # finding the broken rows of a large block takes a while: not past it
+            return _Outcome("timeout", x, bound, active)
+        broken = program.triples_where(x)
         if not len(broken):
             return _Outcome("optimal", x, bound, active)
         active = np.concatenate([active, broken])  # x satisfies every active row: these are new

@@ -105,21 +105,20 @@ def parse_parameters(items: list[str]) -> dict[str, dict[str, Any]]:
 
 def complete_ballots(ballots: pl.DataFrame, level: str) -> tuple[pl.DataFrame, tuple[str, ...]]:
     """The complete part of ``ballots`` and a note per thing left out (see the module docstring)."""
-    grid = ballots.select("voter").unique().join(ballots.select("system").unique(), how="cross")
-    cells = grid.join(ballots, on=["voter", "system"], how="left")
-    missing = cells.filter(pl.col("score").is_null())
-    if missing.height == 0:
+    # Counted from the scores that exist (a voters x systems grid would cost what a sparse benchmark does not have).
+    whole, part = ("system", "voter") if level == "task" else ("voter", "system")
+    n_parts = ballots.get_column(part).n_unique()
+    scored = ballots.filter(pl.col("score").is_not_null()).group_by(whole).agg(pl.col(part).n_unique().alias("n"))
+    complete = scored.filter(pl.col("n") == n_parts).get_column(whole)
+    dropped = ballots.filter(~pl.col(whole).is_in(complete.implode())).get_column(whole).unique().sort()
+    if dropped.len() == 0:
         return ballots, ()
+    kept = ballots.filter(pl.col(whole).is_in(complete.implode()))
     if level == "task":
-        dropped = missing.get_column("system").unique().sort().to_list()
-        kept = ballots.filter(~pl.col("system").is_in(dropped) & pl.col("score").is_not_null())
-        note = f"complete systems only: left out {len(dropped)} system(s) with missing scores: " + ", ".join(dropped)
+        note = f"complete systems only: left out {dropped.len()} system(s) with missing scores: " + ", ".join(dropped)
     else:
-        dropped_voters = missing.get_column("voter").unique()
-        kept = ballots.filter(~pl.col("voter").is_in(dropped_voters.implode()))
-        note = f"complete voters only: left out {dropped_voters.len()} voter(s) with missing scores"
+        note = f"complete voters only: left out {dropped.len()} voter(s) with missing scores"
     if kept.height == 0:
-        whole = "system" if level == "task" else "voter"
         raise NotApplicable(
             f"no {whole} has a score for every {'voter' if level == 'task' else 'system'}, so a method that "
             f"needs complete ballots has nothing to rank; borda_partial and the majority-relation rules handle it"
