@@ -90,17 +90,10 @@ def resolve_roles(path: Path, present: set[str], columns: dict[str, str]) -> dic
     }
 
 
-def winner_column(path: Path, roles: dict[str, str | None], present: set[str]) -> tuple[pl.Expr, pl.Expr | None]:
+def winner_column(roles: dict[str, str | None]) -> tuple[pl.Expr, pl.Expr | None]:
     """The ``winner`` text and, for a one-hot layout, the reason flagging rows without exactly one 1."""
     if roles["winner"] is not None:
         return pl.col(roles["winner"]), None
-    if not set(ONE_HOT.values()) <= present:
-        missing = [r for r in REQUIRED if roles[r] is None]
-        raise ParseError(
-            path,
-            f"no {', '.join(missing)} column: a battles file has model_a, model_b and winner (or the one-hot "
-            f"{', '.join(ONE_HOT.values())}); map other names with --model-a, --model-b, --winner",
-        )
     ones = {value: pl.col(column).str.strip_chars().is_in(ONE) for value, column in ONE_HOT.items()}
     zeros = {value: pl.col(column).str.strip_chars().is_in(ZERO) for value, column in ONE_HOT.items()}
     winner = pl.lit(None, dtype=pl.String)
@@ -122,10 +115,15 @@ def battle_rows(path: Path, frame: pl.DataFrame, present: set[str], benchmark: s
             raise ParseError(path, "the benchmark of a battles file is not in it; pass --benchmark")
         benchmark = ARENA_BENCHMARK
     roles = resolve_roles(path, present, columns)
-    missing = [r for r in ("model_a", "model_b") if roles[r] is None]
+    one_hot = set(ONE_HOT.values()) <= present
+    missing = [r for r in REQUIRED if roles[r] is None and not (r == "winner" and one_hot)]
     if missing:
-        raise ParseError(path, f"no {' and '.join(missing)} column; map it with --{missing[0].replace('_', '-')}")
-    winner, flag = winner_column(path, roles, present)
+        raise ParseError(
+            path,
+            f"no {', '.join(missing)} column: a battles file has model_a, model_b and winner (or the one-hot "
+            f"{', '.join(ONE_HOT.values())}); map other names with --model-a, --model-b, --winner",
+        )
+    winner, flag = winner_column(roles)
     fields = {
         role: winner if role == "winner" else pl.lit(None, dtype=pl.String) if roles[role] is None else pl.col(roles[role])
         for role in BATTLE_FIELDS
