@@ -262,7 +262,7 @@ def ingest_file(
     reverts = None
     if done is not None and (done == fmt.parser_version or not reparse):
         existing = load_id_of(sha, fmt.name, benchmark, folder, done, columns)
-        superseding = superseding_load(warehouse, existing, sha)
+        superseding = superseding_load(warehouse, existing)
         if superseding is None:
             return FileOutcome(origin, "unchanged", existing, fmt.name, parser_version=done)
         # Known bytes whose source has since been corrected: ingesting them again reverts the correction.

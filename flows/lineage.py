@@ -61,13 +61,16 @@ def ingested_version(
     )
 
 
-def superseding_load(warehouse: Warehouse, load_id: str, sha: str) -> str | None:
-    """The current load that superseded ``load_id`` when it holds other bytes (then re-ingesting
-    ``sha`` is a revert), else None: ``load_id`` is current, or the current load has these bytes."""
+def superseding_load(warehouse: Warehouse, load_id: str) -> str | None:
+    """The current load that superseded ``load_id`` (then re-ingesting its bytes is a revert), else None:
+    ``load_id`` is current, or the current load is its revert.
+
+    The current load may hold the same bytes and still supersede ``load_id``: the same file read
+    with another column mapping (:func:`load_id_of`'s ``columns``)."""
     manifests = warehouse.manifests()
     source = manifests.filter(pl.col("load_id") == load_id).get_column("source")
     current = manifests.filter(pl.col("source").is_in(source.to_list()) & pl.col("is_current"))
-    if current.height == 0 or load_id in current.get_column("load_id").to_list() or sha in current.get_column("sha256").to_list():
+    if current.height == 0 or load_id in current.get_column("load_id").to_list() + current.get_column("reverts").to_list():
         return None
     return current.get_column("load_id")[0]
 

@@ -72,8 +72,12 @@ def test_reingesting_the_same_battles_is_a_no_op_and_another_mapping_is_another_
                  *swapped]) == 0
     judges = sql(home, "SELECT judge FROM battles WHERE benchmark = 'arena' ORDER BY source_row", tmp_path)
     assert [r["judge"] for r in judges] == ["coding", "writing", "coding"]
+    capsys.readouterr()
     assert main(["--home", home, "ingest", str(FIXTURES / "mapped.csv"), "--format", "battles", "--benchmark", "arena",
-                 *MAPPED_FLAGS]) == 0  # back to the first mapping
+                 *MAPPED_FLAGS]) == 0  # back to the first mapping: a revert, made current again
+    assert "1 file(s) loaded" in capsys.readouterr().out
+    judges = sql(home, "SELECT judge FROM battles WHERE benchmark = 'arena' ORDER BY source_row", tmp_path)
+    assert [r["judge"] for r in judges] == ["alice", "bob", "alice"]
 
 
 def test_a_mapping_for_a_format_that_takes_none_rejects_the_file(tmp_path, capsys):
