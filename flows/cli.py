@@ -45,6 +45,13 @@ def add_home_option(parser: argparse.ArgumentParser, default: str | None) -> Non
     parser.add_argument("--home", default=default, help="warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
 
 
+def add_battle_columns(parser: argparse.ArgumentParser) -> None:
+    """``--model-a COL`` ...: the file's column holding each battle role (default: the arena dumps' names)."""
+    group = parser.add_argument_group("battle columns", "with --format battles: the file's column for each role")
+    for role in commands.BATTLE_COLUMN_ROLES:
+        group.add_argument(f"--{role.replace('_', '-')}", dest=f"column_{role}", metavar="COL")
+
+
 STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
 
 
@@ -61,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--trust-pickle", action="store_true", help="allow pickles (unpickling runs code)")
     ingest.add_argument("--reparse", action="store_true", help=commands.REPARSE_HELP)
     ingest.add_argument("--strict", action="store_true", help=STRICT_HELP)
+    add_battle_columns(ingest)
     add_runner_options(ingest)
     ingest.set_defaults(handler=commands.cmd_ingest, prefect="flow")
 

@@ -71,6 +71,16 @@ def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
     return (flow.with_options(**options) if options else flow), bool(options)
 
 
+# The battle roles a file's columns may be mapped to (``--model-a COL`` ...): those of
+# transforms.parsers.battles.ROLES (a test checks they agree), spelled here so --help imports no Polars.
+BATTLE_COLUMN_ROLES = ("model_a", "model_b", "winner", "judge", "instance", "turn", "language", "category", "tstamp")
+
+
+def column_mapping(args: argparse.Namespace) -> dict[str, str]:
+    """The column mapping of ``scorehouse ingest``: role -> the file's column, for the roles given."""
+    return {role: column for role in BATTLE_COLUMN_ROLES if (column := getattr(args, f"column_{role}")) is not None}
+
+
 REPARSE_HELP = "re-derive, from the raw archive, the loads an older parser version of their format made"
 
 
@@ -85,7 +95,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     report = flow(
         [str(p) for p in args.paths], home=args.home, format=args.format, benchmark=args.benchmark,
         trust_pickle=args.trust_pickle, progress=not parallel, parallel=parallel,
-        reparse=args.reparse,
+        reparse=args.reparse, columns=column_mapping(args),
     )
     print_ingest_report(report)
     print_summary(args.home)

@@ -50,8 +50,10 @@ def print_quarantine_reasons(outcomes) -> None:  # noqa: ANN001 - flows.ingest.F
         counts.update(outcome.quarantine_reasons)
     for reason, rows in counts.most_common():
         print(f"warning: quarantined {rows:,} row(s): {reason}", file=sys.stderr)
-    if counts:
-        print('warning: quarantined rows stay queryable: scorehouse sql "SELECT * FROM quarantine"', file=sys.stderr)
+    # Battles have their own quarantine view (their rows have other columns than scores).
+    views = {"battles_quarantine" if o.format == "battles" else "quarantine" for o in outcomes if o.quarantine_reasons}
+    for view in sorted(views, reverse=True):
+        print(f'warning: quarantined rows stay queryable: scorehouse sql "SELECT * FROM {view}"', file=sys.stderr)
 
 
 def print_rankings(outcomes) -> int:  # noqa: ANN001 - flows.rank.BenchmarkOutcome list

@@ -19,8 +19,9 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 
 from transforms.parsers import FORMATS, Format, ParseError, choose_format
-from transforms.parsers.base import NotScoresError
+from transforms.parsers.base import BATTLES_TABLE, NotScoresError
 from transforms.validate import Validated, reason_counts, validate_rows
+from transforms.validate_battles import ValidatedBattles, validate_battles
 from flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from flows.common import io_task, refresh_catalog
 from flows.lineage import (
@@ -174,12 +175,16 @@ def source_name(path: Path, fmt: Format) -> str:
 
 def parse_and_validate(
     path: Path, fmt: Format, load_id: str, sha: str, benchmark: str | None, origin: str, reverts: str | None = None,
-) -> tuple[LoadRecord, Validated, tuple[str, ...]]:
+    columns: dict[str, str] | None = None,
+) -> tuple[LoadRecord, Validated | ValidatedBattles, tuple[str, ...]]:
     """Parse ``path`` with ``fmt`` (raises :class:`ParseError`) and validate; ``origin`` is the file it came from,
-    ``reverts`` the earlier load of the same bytes this load makes current again."""
-    parsed = fmt.parse(path, benchmark)
+    ``reverts`` the earlier load of the same bytes this load makes current again, ``columns`` the user's
+    column mapping (role -> the file's column) for formats that take one."""
+    parsed = fmt.read(path, benchmark, columns)
     partition_names(parsed.rows)
-    validated = validate_rows(parsed.rows, file=origin, load_id=load_id)
+    validate = validate_battles if fmt.table == BATTLES_TABLE else validate_rows
+    validated = validate(parsed.rows, file=origin, load_id=load_id)
+    landed = validated.battles if isinstance(validated, ValidatedBattles) else validated.scores
     benchmarks = ",".join(sorted(parsed.rows.get_column("benchmark").unique().to_list()))
     record = LoadRecord(
         load_id=load_id,
@@ -190,12 +195,20 @@ def parse_and_validate(
         parser_version=fmt.parser_version,
         benchmark=benchmarks,
         rows_in=parsed.rows.height,
-        rows_landed=validated.scores.height,
+        rows_landed=landed.height,
         rows_quarantined=validated.quarantine.height,
         reverts=reverts,
     )
     problems = parsed.problems + ((f"reverts its source to load {reverts}",) if reverts else ())
     return record, validated, problems
+
+
+def commit(warehouse: Warehouse, record: LoadRecord, validated: Validated | ValidatedBattles) -> None:
+    """Write a validated load to its table: battles beside the scores, or scores."""
+    if isinstance(validated, ValidatedBattles):
+        warehouse.write_battles_load(record, validated.battles, validated.quarantine)
+    else:
+        warehouse.write_load(record, validated.scores, validated.quarantine)
 
 
 def rejected(warehouse: Warehouse, origin: str, sha: str, error: Exception, reparse: bool) -> FileOutcome:
@@ -220,14 +233,16 @@ def rejected(warehouse: Warehouse, origin: str, sha: str, error: Exception, repa
 @io_task
 def ingest_file(
     warehouse: Warehouse, path: Path, format: str | None, benchmark: str | None, trust_pickle: bool,
-    reparse: bool = False, origin: str | None = None,
+    reparse: bool = False, origin: str | None = None, columns: dict[str, str] | None = None,
 ) -> FileOutcome:
     """One file's whole ingest as one task run: archive, parse, validate, commit.
 
     Bytes already loaded by an older parser version of the format are left alone
     (``unchanged``, with that version) unless ``reparse``, when a new load of the
     current version supersedes the old one.  ``origin`` is the file the bytes came
-    from when ``path`` is a staged copy of the raw archive.
+    from when ``path`` is a staged copy of the raw archive.  ``columns`` maps roles to the file's
+    columns (``--model-a COL`` ...): part of the load's identity, so the same bytes read with another
+    mapping are another load.
 
     One task run per file rather than one per step: a quarter of Prefect's
     per-run bookkeeping, and one unit to retry or to send to a Dask worker.
@@ -243,23 +258,23 @@ def ingest_file(
     except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
         return rejected(warehouse, origin, sha, error, reparse)
     folder = folder_of(path, fmt)
-    done = ingested_version(warehouse, sha, fmt, benchmark, folder)
+    done = ingested_version(warehouse, sha, fmt, benchmark, folder, columns)
     reverts = None
     if done is not None and (done == fmt.parser_version or not reparse):
-        existing = load_id_of(sha, fmt.name, benchmark, folder, done)
-        superseding = superseding_load(warehouse, existing, sha)
+        existing = load_id_of(sha, fmt.name, benchmark, folder, done, columns)
+        superseding = superseding_load(warehouse, existing)
         if superseding is None:
             return FileOutcome(origin, "unchanged", existing, fmt.name, parser_version=done)
         # Known bytes whose source has since been corrected: ingesting them again reverts the correction.
         load_id, reverts = revert_id(existing, superseding), existing
     else:
-        load_id = load_id_of(sha, fmt.name, benchmark, folder, fmt.parser_version)
+        load_id = load_id_of(sha, fmt.name, benchmark, folder, fmt.parser_version, columns)
     try:
-        record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark, origin, reverts)
+        record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark, origin, reverts, columns)
     except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
         return rejected(warehouse, origin, sha, error, reparse)
     with warehouse.write_lock():
-        warehouse.write_load(record, validated.scores, validated.quarantine)
+        commit(warehouse, record, validated)
     warehouse.forget_rejected(sha)
     return FileOutcome(
         origin, "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")),
@@ -277,6 +292,7 @@ def ingest_files(
     trust_pickle: bool,
     progress: bool,
     parallel: bool = False,
+    columns: dict[str, str] | None = None,
 ) -> list[FileOutcome]:
     """Ingest ``files`` in order, with optional progress on stderr (:mod:`flows.progress`).
 
@@ -288,12 +304,14 @@ def ingest_files(
     checked_metric_rules(warehouse)
 
     if parallel:
-        return map_tasks(ingest_file, [(warehouse, p, format, benchmark, trust_pickle) for p in files], True)
+        return map_tasks(
+            ingest_file, [(warehouse, p, format, benchmark, trust_pickle, False, None, columns) for p in files], True
+        )
 
     outcomes: list[FileOutcome] = []
     with progress_of("ingest", len(files), progress) as done:
         for path in files:
-            outcomes.append(ingest_file(warehouse, path, format, benchmark, trust_pickle))
+            outcomes.append(ingest_file(warehouse, path, format, benchmark, trust_pickle, columns=columns))
             done(f"{path.name} {outcomes[-1].status}")
     return outcomes
 
@@ -341,20 +359,22 @@ def ingest_flow(
     progress: bool = False,
     parallel: bool = False,
     reparse: bool = False,
+    columns: dict[str, str] | None = None,
 ) -> IngestReport:
     """Ingest ``paths`` (files or folders) into the warehouse at ``home``.
 
     ``parallel`` submits one task per file to the flow's task runner (see
     :func:`flows.runners.runner_options` for Dask).  ``reparse`` then re-derives
     the current loads an older parser version made (:func:`reparse_stale`);
-    without it the report counts them.
+    without it the report counts them.  ``columns`` maps roles to the files' column names
+    (role -> column, e.g. ``{"model_a": "left"}`` for battles) for formats that take a mapping.
     """
     if benchmark is not None:
         check_benchmark_name(benchmark)  # before anything starts: it would name every file's partition
     warehouse = Warehouse(home)
     files, documents, skipped = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
-    report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel)
+    report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel, columns)
     if reparse:
         report.files += reparse_stale(warehouse, trust_pickle)
     else:

@@ -13,6 +13,7 @@ the old one stays in ``scores_history``.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import polars as pl
@@ -28,16 +29,19 @@ class ReparseError(ValueError):
 
 def load_id_of(
     sha: str, format_name: str, benchmark: str | None, folder: str | None = None,
-    parser_version: int = UNVERSIONED_PARSER,
+    parser_version: int = UNVERSIONED_PARSER, columns: dict[str, str] | None = None,
 ) -> str:
-    """The load of these bytes read by this format's parser version with this ``--benchmark``.
+    """The load of these bytes read by this format's parser version with this ``--benchmark``
+    and column mapping (``columns``, role -> column).
 
-    Version 1 adds nothing to the hashed key, so the loads made before parsers had versions
-    keep their ids (a warehouse of that time re-ingests nothing).
+    Version 1 and no mapping add nothing to the hashed key, so the loads made before parsers had
+    versions keep their ids (a warehouse of that time re-ingests nothing).
     """
     key = f"{sha}|{format_name}|{benchmark or ''}" + (f"|{folder}" if folder is not None else "")
     if parser_version != UNVERSIONED_PARSER:
         key += f"|parser={parser_version}"
+    if columns:
+        key += f"|columns={json.dumps(columns, sort_keys=True)}"
     return hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
@@ -47,20 +51,26 @@ def folder_of(path: Path, fmt: Format) -> str | None:
 
 
 def ingested_version(
-    warehouse: Warehouse, sha: str, fmt: Format, benchmark: str | None, folder: str | None
+    warehouse: Warehouse, sha: str, fmt: Format, benchmark: str | None, folder: str | None,
+    columns: dict[str, str] | None = None,
 ) -> int | None:
-    """The newest parser version of ``fmt`` (up to its current one) that has a load of these bytes."""
+    """The newest parser version of ``fmt`` (up to its current one) that has a load of these bytes (with ``columns``)."""
     versions = range(fmt.parser_version, UNVERSIONED_PARSER - 1, -1)
-    return next((v for v in versions if warehouse.load_exists(load_id_of(sha, fmt.name, benchmark, folder, v))), None)
+    return next(
+        (v for v in versions if warehouse.load_exists(load_id_of(sha, fmt.name, benchmark, folder, v, columns))), None
+    )
 
 
-def superseding_load(warehouse: Warehouse, load_id: str, sha: str) -> str | None:
-    """The current load that superseded ``load_id`` when it holds other bytes (then re-ingesting
-    ``sha`` is a revert), else None: ``load_id`` is current, or the current load has these bytes."""
+def superseding_load(warehouse: Warehouse, load_id: str) -> str | None:
+    """The current load that superseded ``load_id`` (then re-ingesting its bytes is a revert), else None:
+    ``load_id`` is current, or the current load is its revert.
+
+    The current load may hold the same bytes and still supersede ``load_id``: the same file read
+    with another column mapping (:func:`load_id_of`'s ``columns``)."""
     manifests = warehouse.manifests()
     source = manifests.filter(pl.col("load_id") == load_id).get_column("source")
     current = manifests.filter(pl.col("source").is_in(source.to_list()) & pl.col("is_current"))
-    if current.height == 0 or load_id in current.get_column("load_id").to_list() or sha in current.get_column("sha256").to_list():
+    if current.height == 0 or load_id in current.get_column("load_id").to_list() + current.get_column("reverts").to_list():
         return None
     return current.get_column("load_id")[0]
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from transforms.validate_battles import BATTLE_REASON_CLASSES
 from warehouse.schema import PARSER_REASON, QUARANTINE, SCORES, conform, parsed_schema
 
 VOTER_KEY = ("benchmark", "task", "metric", "instance", "system")
@@ -124,7 +125,8 @@ def _decide_duplicates(checked: pl.DataFrame, usable: pl.DataFrame) -> pl.DataFr
 
 # The classes of the reasons above, each the start of its reasons' text: a reason quotes the
 # value or line it is about ("non-finite score NaN"), so counts are kept per class.  The
-# last is the reason the leaderboard-table parser flags a lone value of a paired cell with.
+# last is the reason the leaderboard-table parser flags a lone value of a paired cell with;
+# then the classes of quarantined battles.
 REASON_CLASSES = {
     "empty system name": r"^empty system name",
     "empty task name": r"^empty task name",
@@ -134,6 +136,7 @@ REASON_CLASSES = {
     "conflicting values for the same system and voter": r"^conflicting values .* for the same system and voter$",
     "exact duplicate": r"^exact duplicate of (line|row) ",
     "paired cell that is not two values": r"^cell .* of paired column .* is not two values",
+    **BATTLE_REASON_CLASSES,
 }
 
 

@@ -41,6 +41,9 @@ Views:
     systems (:data:`warehouse.schema.SNAPSHOT_COVERAGE`).
 ``quarantine``, ``rejected_files``
     rows and whole files that could not be used, with the reason.
+``battles``, ``battles_quarantine``
+    the pairwise battles of the current loads (:data:`warehouse.schema.BATTLES`; every current
+    load's battles count, none replaces another's), and the battles that could not be used.
 ``analyses``, ``latest_analyses``, ``analysis_results``, ``analysis_summaries``, ``method_pairs``, ``method_moves``
     analysis manifests, the newest per (benchmark, level, experiment), and
     their tables (:mod:`warehouse.analyses`), each table row with its
@@ -61,6 +64,8 @@ import polars as pl
 from aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA, SUMMARY_SCHEMA, TABLE_SCHEMA
 from warehouse.schema import (
     ANALYSIS_MANIFEST,
+    BATTLES,
+    BATTLES_QUARANTINE,
     GROUP_KEYS,
     METRICS,
     QUARANTINE,
@@ -176,6 +181,8 @@ def view_statements(warehouse: Warehouse) -> list[str]:
     home = warehouse.home
     raw_scores = relation("benchmark=*/level=*/*.parquet", home / "scores", SCORES, hive=True)
     score_columns = ", ".join(f"s.{c}" for c in SCORES)
+    raw_battles = relation("benchmark=*/*.parquet", home / "battles", BATTLES, hive=True)
+    battle_columns = ", ".join(f"b.{c}" for c in BATTLES)
     return [
         f"CREATE VIEW loads AS {loads_relation(home)}",
         f"""CREATE VIEW scores_history AS
@@ -216,6 +223,9 @@ def view_statements(warehouse: Warehouse) -> list[str]:
         "CREATE VIEW latest_rankings AS SELECT * FROM rankings WHERE snapshot_id IN (SELECT snapshot_id FROM latest_snapshots)",
         f"CREATE VIEW quarantine AS {relation('*.parquet', home / 'quarantine', QUARANTINE)}",
         f"CREATE VIEW rejected_files AS {relation('*.parquet', home / 'rejected', REJECTED)}",
+        f"""CREATE VIEW battles AS
+            SELECT {battle_columns} FROM ({raw_battles}) AS b JOIN loads AS l USING (load_id) WHERE l.is_current""",
+        f"CREATE VIEW battles_quarantine AS {relation('*.parquet', home / 'battles_quarantine', BATTLES_QUARANTINE)}",
         f"CREATE VIEW analyses AS {relation('*.parquet', home / 'analysis_manifests', ANALYSIS_MANIFEST)}",
         f"CREATE VIEW latest_analyses AS {ANALYSIS.latest('SELECT * FROM analyses')}",
         *(_analysis_view(home, table) for table in ANALYSIS_VIEWS),
@@ -235,7 +245,7 @@ def current_metric_keys(warehouse: Warehouse) -> pl.DataFrame:
 # Folders whose Parquet files' names say what the views show: the load manifests (a load is
 # committed when its manifest exists), the snapshot and analysis manifests (written last, after
 # their tables), and the quarantine and rejected files (a view is empty until the first exists).
-STATE_FOLDERS = ("loads", "snapshot_manifests", "analysis_manifests", "quarantine", "rejected")
+STATE_FOLDERS = ("loads", "snapshot_manifests", "analysis_manifests", "quarantine", "rejected", "battles_quarantine")
 STATE_VIEW = "catalog_state"
 
 
@@ -245,7 +255,7 @@ def committed_state(warehouse: Warehouse) -> str:
     The home's own path (the views name files by absolute path, so a copied or restored home
     must rebuild its catalog to read only itself), the names of the committed manifests and of
     the quarantine and rejected files (each name is a content hash or a load id: a new name is
-    new content), and the bytes of the metric rule files.  Lists five folders and reads two small
+    new content), and the bytes of the metric rule files.  Lists six folders and reads two small
     CSV files; never a data file.
     """
     digest = hashlib.sha256(str(warehouse.home).encode())

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
 import polars as pl
 
 from warehouse.catalog import connect, query_frame
-from warehouse.schema import METRICS, SCORES
+from warehouse.schema import BATTLES, METRICS, SCORES
 from warehouse.storage import Warehouse
 
 METRIC_COLUMNS = ", ".join(f'"{c}"' for c in METRICS)  # "group" is an SQL keyword
@@ -97,3 +101,70 @@ def latest_diff_pairs(
         if before is not None and (method is None or snapshot_method == method)
     }
     return [(previous[s], s) for s in latest if s in previous]
+
+
+# What the ranking of battles reads (:func:`read_battles`): the battle, then what it can be filtered by.
+BATTLE_READ = ("model_a", "model_b", "winner", "tstamp", "judge", "category", "language", "instance")
+
+
+class NoBattlesError(LookupError):
+    """A benchmark that holds no battles: ingest a battles file into it, or rank one that has them."""
+
+
+def _values(value: str | Sequence[str] | None) -> list[str] | None:
+    """A filter's accepted values: one value or several; None for no filter."""
+    return None if value is None else [value] if isinstance(value, str) else list(value)
+
+
+def _utc(moment: datetime | str) -> datetime:
+    """A time bound as an aware UTC datetime (ISO 8601 text accepted; a naive time is taken as UTC)."""
+    moment = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def read_battles(
+    home_or_warehouse: Warehouse | str | Path,
+    benchmark: str,
+    *,
+    judge: str | Sequence[str] | None = None,
+    category: str | Sequence[str] | None = None,
+    language: str | Sequence[str] | None = None,
+    since: datetime | str | None = None,
+    until: datetime | str | None = None,
+) -> pl.DataFrame:
+    """The current battles of ``benchmark`` (columns :data:`BATTLE_READ`), in the order they were fought.
+
+    ``judge``, ``category`` and ``language`` keep the battles with one of the given values;
+    ``since`` (inclusive) and ``until`` (exclusive) keep those whose ``tstamp`` is in the window
+    (a battle without a time stamp is in no window).  The filters are SQL on the ``battles``
+    view, so DuckDB prunes the benchmark's partition and pushes them into the Parquet scan.
+    Ordered by ``tstamp`` (battles without one last), then by load (oldest first) and by the
+    battle's place in its file: the sequence Elo-style ratings replay.  Raises
+    :class:`NoBattlesError` naming the benchmarks that have battles when ``benchmark`` has none.
+    """
+    warehouse = home_or_warehouse if isinstance(home_or_warehouse, Warehouse) else Warehouse(home_or_warehouse)
+    conditions, parameters = ["b.benchmark = ?"], [benchmark]
+    for column, value in (("judge", judge), ("category", category), ("language", language)):
+        accepted = _values(value)
+        if accepted is not None:
+            conditions.append(f"b.{column} IN ({', '.join('?' for _ in accepted) or 'NULL'})")
+            parameters += accepted
+    for operator, bound in ((">=", since), ("<", until)):
+        if bound is not None:
+            conditions.append(f"b.tstamp {operator} ?")
+            parameters.append(_utc(bound))
+    with connect(warehouse) as con:
+        con.execute("SET TimeZone = 'UTC'")
+        held = query_frame(con, "SELECT DISTINCT benchmark FROM battles ORDER BY benchmark").get_column("benchmark")
+        if benchmark not in held.to_list():
+            which = ", ".join(held.to_list()) or "none yet (ingest a file with --format battles)"
+            raise NoBattlesError(f"benchmark {benchmark!r} has no battles; benchmarks with battles: {which}")
+        frame = query_frame(
+            con,
+            f"""SELECT {', '.join(f'b.{c}' for c in BATTLE_READ)}
+                FROM battles AS b JOIN loads AS l USING (load_id)
+                WHERE {' AND '.join(conditions)}
+                ORDER BY b.tstamp NULLS LAST, l.loaded_at, b.load_id, b.source_row""",
+            parameters,
+        )
+    return frame.select(pl.col(c).cast(BATTLES[c]) for c in BATTLE_READ)

@@ -71,6 +71,48 @@ VOTER_SEPARATOR = " | "
 VOTER_KEYS: dict[str, tuple[str, ...]] = {"task": ("task", "metric"), "instance": ("task", "metric", "instance")}
 GROUP_KEYS: dict[str, tuple[str, ...]] = {"task": ("group",), "instance": ("task", "metric")}
 
+# Pairwise battles (format ``battles``): two systems answered the same prompt and a judge picked
+# one or called a tie.  A table of their own, beside the scores, with the lineage scores carry
+# (``load_id``; the file and its bytes are in the load's manifest) plus ``source_row``, the battle's
+# 1-based record number in its file, which keeps the order of battles of equal ``tstamp``.
+BATTLE_WINNERS: tuple[str, ...] = ("model_a", "model_b", "tie", "tie (bothbad)")
+BATTLES: dict[str, pl.DataType] = {
+    "benchmark": pl.String(),
+    "model_a": pl.String(),
+    "model_b": pl.String(),
+    "winner": pl.String(),  # one of BATTLE_WINNERS
+    "judge": pl.String(),
+    "instance": pl.String(),  # the prompt (``question_id`` in the arena dumps)
+    "turn": pl.Int64(),
+    "language": pl.String(),
+    "category": pl.String(),
+    "tstamp": pl.Datetime("us", "UTC"),
+    "load_id": pl.String(),
+    "source_row": pl.Int64(),
+}
+# The columns of a battle a file may give, each read as text (validation parses turn and tstamp).
+BATTLE_FIELDS: tuple[str, ...] = tuple(c for c in BATTLES if c not in ("benchmark", "load_id", "source_row"))
+# What the battles parser emits: every field as text, with the source ``line`` (null where the
+# format has no lines: Parquet) and ``source_row``; it may add PARSER_REASON.
+PARSED_BATTLES: dict[str, pl.DataType] = {
+    "benchmark": pl.String(),
+    **{c: pl.String() for c in BATTLE_FIELDS},
+    "line": pl.Int64(),
+    "source_row": pl.Int64(),
+}
+# Battles that could not be used: the fields as given, where they came from and why.
+BATTLES_QUARANTINE: dict[str, pl.DataType] = {
+    **PARSED_BATTLES,
+    "file": pl.String(),
+    "reason": pl.String(),
+    "load_id": pl.String(),
+}
+
+
+def parsed_battles_schema(rows: pl.DataFrame) -> dict[str, pl.DataType]:
+    """:data:`PARSED_BATTLES` for ``rows``, with :data:`PARSER_REASON` when the parser flagged rows."""
+    return {**PARSED_BATTLES, PARSER_REASON: pl.String()} if PARSER_REASON in rows.columns else dict(PARSED_BATTLES)
+
 # The metric catalog: how to read each (benchmark, task, metric), every field
 # filled (transforms.catalog.resolve_metrics is the one place that fills them).
 METRICS: dict[str, pl.DataType] = {

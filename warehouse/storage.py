@@ -6,6 +6,8 @@ Layout under ``home``::
     scores/benchmark=B/level=L/<load>.parquet hive partitions, one file per load
     coverage/<load>.parquet                   what the load scored (warehouse.schema.COVERAGE)
     quarantine/<load>.parquet                 rows that failed validation, with the reason
+    battles/benchmark=B/<load>.parquet        pairwise battles (warehouse.schema.BATTLES), one file per load
+    battles_quarantine/<load>.parquet         battles that failed validation, with the reason
     rejected/<sha256>.parquet                 files that could not be parsed at all
     loads/<load>.parquet                      the load manifest, written last
     catalog.duckdb                            views over all of the above (warehouse.catalog)
@@ -34,7 +36,7 @@ import polars as pl
 
 from warehouse import atomic
 from warehouse.names import check_benchmark_name
-from warehouse.schema import COVERAGE, LOADS, QUARANTINE, REJECTED, SCORES, conform
+from warehouse.schema import BATTLES, BATTLES_QUARANTINE, COVERAGE, LOADS, QUARANTINE, REJECTED, SCORES, conform
 from warehouse.sql import loads_relation, query_files
 
 HOME_ENV = "SCOREHOUSE_HOME"
@@ -159,6 +161,25 @@ class Warehouse:
             atomic.write_parquet(conform(quarantine, QUARANTINE), self.dir("quarantine") / f"{record.load_id}.parquet")
         atomic.write_parquet(coverage, self.dir("coverage") / f"{record.load_id}.parquet")
         atomic.write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
+
+    def write_battles_load(self, record: LoadRecord, battles: pl.DataFrame, quarantine: pl.DataFrame) -> None:
+        """Write one load of battles and its quarantine, then its manifest (the commit point), as :meth:`write_load`.
+
+        Battles are partitioned by benchmark only (a battle has no level).  The load's coverage
+        is empty (it scored nothing): every load has one, so the rank flow never backfills it.
+        """
+        battles = conform(battles, BATTLES)
+        for (benchmark,), part in battles.group_by("benchmark"):
+            atomic.write_parquet(part, self.battles_path(check_benchmark_name(benchmark), record.load_id))
+        if quarantine.height:
+            atomic.write_parquet(
+                conform(quarantine, BATTLES_QUARANTINE), self.dir("battles_quarantine") / f"{record.load_id}.parquet"
+            )
+        atomic.write_parquet(pl.DataFrame(schema=COVERAGE), self.dir("coverage") / f"{record.load_id}.parquet")
+        atomic.write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
+
+    def battles_path(self, benchmark: str, load_id: str) -> Path:
+        return self.dir("battles") / f"benchmark={benchmark}" / f"{load_id}.parquet"
 
     def score_path(self, benchmark: str, level: str, load_id: str) -> Path:
         return self.dir("scores") / f"benchmark={benchmark}" / f"level={level}" / f"{load_id}.parquet"

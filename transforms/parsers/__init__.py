@@ -110,6 +110,7 @@ def parse_file(
 
 # Parser modules register themselves on import; this is the one list of them.
 from transforms.parsers import (  # noqa: E402,F401
+    battles,
     coco_captioning,
     gem_scores,
     instance_long,

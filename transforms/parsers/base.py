@@ -17,7 +17,13 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import PARSED_ROWS, conform, parsed_schema
+from warehouse.schema import PARSED_ROWS, conform, parsed_battles_schema, parsed_schema
+
+# The tables a format's rows go to: scores (:data:`warehouse.schema.PARSED_ROWS`) or battles
+# (:data:`warehouse.schema.PARSED_BATTLES`).
+SCORES_TABLE = "scores"
+BATTLES_TABLE = "battles"
+PARSED_SCHEMAS = {SCORES_TABLE: parsed_schema, BATTLES_TABLE: parsed_battles_schema}
 
 
 class ParseError(ValueError):
@@ -52,9 +58,10 @@ class Parsed:
 
     rows: pl.DataFrame
     problems: tuple[str, ...] = ()
+    table: str = SCORES_TABLE  # the table the rows go to, and so their schema (PARSED_SCHEMAS)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "rows", conform(self.rows, parsed_schema(self.rows)))
+        object.__setattr__(self, "rows", conform(self.rows, PARSED_SCHEMAS[self.table](self.rows)))
 
 
 @dataclass(frozen=True)
@@ -76,12 +83,27 @@ class Format:
     # result is <model>/<revision>/<Task>.json: 2): the warehouse then tells same-named or
     # byte-identical files of two folders apart.
     folder_levels: int = 0
+    table: str = SCORES_TABLE  # the table its rows go to
+    # The parser with a column mapping (role -> the file's column, e.g. ``--model-a``), for formats whose
+    # column names the user may map; None for formats that read fixed layouts.
+    parse_mapped: Callable[[Path, str | None, dict[str, str]], Parsed] | None = None
 
     def __post_init__(self) -> None:
         if type(self.parser_version) is not int or self.parser_version < 1:
             raise ValueError(
                 f"format {self.name!r}: parser_version must be an integer >= 1, got {self.parser_version!r}"
             )
+
+    def read(self, path: Path, benchmark: str | None, columns: dict[str, str] | None = None) -> Parsed:
+        """Parse ``path``, with the user's column mapping when there is one (ParseError if the format takes none)."""
+        if not columns:
+            return self.parse(path, benchmark)
+        if self.parse_mapped is None:
+            raise ParseError(
+                path, f"format {self.name!r} reads a fixed layout and takes no column mapping "
+                f"({', '.join(sorted(columns))}); leave the mapping out or choose a format that takes one"
+            )
+        return self.parse_mapped(path, benchmark, columns)
 
     def folder(self, path: Path) -> str | None:
         """The folders that are part of ``path``'s identity as a source (``folder_levels`` of them)."""

@@ -1,0 +1,211 @@
+"""Pairwise battles: one row per battle, in JSON, JSON Lines, CSV or Parquet.
+
+Two systems answered the same prompt and a judge (a person or a model) picked one or called a
+tie.  Read by default with the column names of the public arena dumps:
+
+- LMSYS Chatbot Arena's ``clean_battle_*.json`` (a JSON array; Chiang et al., "Chatbot Arena: An
+  Open Platform for Evaluating LLMs by Human Preference", ICML 2024): ``model_a``, ``model_b``,
+  ``winner`` (``model_a``, ``model_b``, ``tie``, ``tie (bothbad)``), ``judge``, ``question_id``
+  (the instance), ``turn``, ``language``, ``tstamp`` (unix seconds); the conversations, moderation
+  tags and every other field are left out;
+- the ``arena-human-preference`` tables (Parquet or CSV), whose winner is one-hot:
+  ``winner_model_a``, ``winner_model_b``, ``winner_tie`` (0/1), turned into ``winner``; a row
+  without exactly one 1 is flagged for quarantine.  Their ``timestamp`` column is the time stamp.
+
+Other names are mapped role -> column (``scorehouse ingest --format battles --model-a COL ...``;
+:data:`ROLES`).  Every field is kept as text: validation (:mod:`transforms.validate_battles`)
+decides what is a usable battle, so nothing is dropped here.  The benchmark is ``--benchmark``,
+or ``chatbot-arena`` for a file named ``clean_battle*.json``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import polars as pl
+
+from transforms.parsers import register_format
+from transforms.parsers.base import BATTLES_TABLE, Format, Parsed, ParseError
+from transforms.parsers.instance_long import header_fields
+from transforms.parsers.instance_parquet import MAGIC, columns_of
+from transforms.parsers.json_dump import key_lines
+from transforms.parsers.text import lines_frame, read_csv_records, read_text
+from warehouse.schema import BATTLE_FIELDS, PARSER_REASON
+
+# Role -> the column names that fill it by default, first found wins (the public arena dumps).
+ROLES: dict[str, tuple[str, ...]] = {
+    "model_a": ("model_a",),
+    "model_b": ("model_b",),
+    "winner": ("winner",),
+    "judge": ("judge",),
+    "instance": ("question_id",),
+    "turn": ("turn",),
+    "language": ("language",),
+    "category": ("category",),
+    "tstamp": ("tstamp", "timestamp"),
+}
+REQUIRED = ("model_a", "model_b", "winner")
+# The one-hot winner of the arena-human-preference tables: winner value -> its 0/1 column.
+ONE_HOT = {"model_a": "winner_model_a", "model_b": "winner_model_b", "tie": "winner_tie"}
+ONE = ("1", "1.0", "true", "True")
+ZERO = ("0", "0.0", "false", "False")
+ARENA_FILE = re.compile(r"^clean_battle.*\.json$")
+ARENA_BENCHMARK = "chatbot-arena"
+
+
+def json_key(name: str) -> re.Pattern[str]:
+    """An object key ``"name":`` in JSON text, not inside a string (an escaped quote precedes those)."""
+    return re.compile(r'(?:^|[^\\])"' + re.escape(name) + r'"\s*:', re.MULTILINE)
+
+
+def is_battles(columns: set[str]) -> bool:
+    """Whether a table with ``columns`` is one of battles by the default names."""
+    return {"model_a", "model_b"} <= columns and ("winner" in columns or set(ONE_HOT.values()) <= columns)
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    if head[:4] == MAGIC:
+        schema = columns_of(path)
+        return schema is not None and is_battles(set(schema))
+    text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    if text[:1] in ("[", "{"):
+        candidates = ("model_a", "model_b", "winner", *ONE_HOT.values())
+        return is_battles({c for c in candidates if json_key(c).search(text)})
+    return is_battles(set(header_fields(head)))
+
+
+def resolve_roles(path: Path, present: set[str], columns: dict[str, str]) -> dict[str, str | None]:
+    """Role -> the file's column (None when the file has none): the mapping, else the default names."""
+    unknown = sorted(set(columns) - set(ROLES))
+    if unknown:
+        raise ParseError(path, f"unknown battle column role(s) {unknown}; the roles are {', '.join(ROLES)}")
+    absent = {role: column for role, column in columns.items() if column not in present}
+    if absent:
+        named = ", ".join(f"{column!r} (as {role})" for role, column in absent.items())
+        raise ParseError(path, f"no column {named} in the file; its columns are {', '.join(sorted(present))}")
+    return {
+        role: columns.get(role, next((name for name in ROLES[role] if name in present), None)) for role in ROLES
+    }
+
+
+def winner_column(roles: dict[str, str | None]) -> tuple[pl.Expr, pl.Expr | None]:
+    """The ``winner`` text and, for a one-hot layout, the reason flagging rows without exactly one 1."""
+    if roles["winner"] is not None:
+        return pl.col(roles["winner"]), None
+    ones = {value: pl.col(column).str.strip_chars().is_in(ONE) for value, column in ONE_HOT.items()}
+    zeros = {value: pl.col(column).str.strip_chars().is_in(ZERO) for value, column in ONE_HOT.items()}
+    winner = pl.lit(None, dtype=pl.String)
+    for value in ONE_HOT:  # exactly this one is 1 and the others 0
+        others = [zeros[v] for v in ONE_HOT if v != value]
+        winner = pl.when(ones[value] & pl.all_horizontal(others)).then(pl.lit(value)).otherwise(winner)
+    given = pl.format(
+        "one-hot winner columns not exactly one 1: " + ", ".join(f"{c}={{}}" for c in ONE_HOT.values()),
+        *(pl.col(c).fill_null("null") for c in ONE_HOT.values()),
+    )
+    return winner, pl.when(winner.is_null()).then(given)
+
+
+def battle_rows(path: Path, frame: pl.DataFrame, present: set[str], benchmark: str | None,
+                columns: dict[str, str]) -> Parsed:
+    """The parsed battles of ``frame`` (text columns and ``line``) read from ``path``."""
+    if benchmark is None:
+        if not ARENA_FILE.match(path.name):
+            raise ParseError(path, "the benchmark of a battles file is not in it; pass --benchmark")
+        benchmark = ARENA_BENCHMARK
+    roles = resolve_roles(path, present, columns)
+    one_hot = set(ONE_HOT.values()) <= present
+    missing = [r for r in REQUIRED if roles[r] is None and not (r == "winner" and one_hot)]
+    if missing:
+        raise ParseError(
+            path,
+            f"no {', '.join(missing)} column: a battles file has model_a, model_b and winner (or the one-hot "
+            f"{', '.join(ONE_HOT.values())}); map other names with --model-a, --model-b, --winner",
+        )
+    winner, flag = winner_column(roles)
+    fields = {
+        role: winner if role == "winner" else pl.lit(None, dtype=pl.String) if roles[role] is None else pl.col(roles[role])
+        for role in BATTLE_FIELDS
+    }
+    reason = {PARSER_REASON: flag} if flag is not None else {}
+    rows = frame.select(
+        benchmark=pl.lit(benchmark), **fields, line=pl.col("line"),
+        source_row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64), **reason,
+    )
+    return Parsed(rows, table=BATTLES_TABLE)
+
+
+def text_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """Every column as text; a time stamp as ISO 8601 in UTC (naive ones are taken as UTC)."""
+    def as_text(name: str, dtype: pl.DataType) -> pl.Expr:
+        if isinstance(dtype, pl.Datetime):
+            utc = pl.col(name).dt.convert_time_zone("UTC") if dtype.time_zone else pl.col(name)
+            return utc.dt.to_string("%Y-%m-%dT%H:%M:%S%.f+00:00")
+        return pl.col(name).cast(pl.String)
+    return frame.select(as_text(name, dtype) for name, dtype in frame.schema.items())
+
+
+def read_parquet(path: Path, columns: dict[str, str]) -> tuple[pl.DataFrame, set[str]]:
+    schema = columns_of(path)
+    if schema is None:
+        raise ParseError(path, "not a readable Parquet file (truncated or corrupt?); re-export it")
+    wanted = [c for c in (*columns.values(), *(n for names in ROLES.values() for n in names), *ONE_HOT.values())
+              if c in schema]
+    flat = [c for c in dict.fromkeys(wanted) if not isinstance(schema[c], pl.List | pl.Struct | pl.Array)]
+    frame = text_frame(pl.scan_parquet(path).select(flat).collect())
+    return frame.with_columns(line=pl.lit(None, dtype=pl.Int64)), set(schema)
+
+
+def read_json(path: Path, text: str, columns: dict[str, str]) -> tuple[pl.DataFrame, set[str]]:
+    """A JSON array of objects or JSON Lines, the wanted keys as text (other keys never read), with lines."""
+    candidates = dict.fromkeys((*columns.values(), *(n for names in ROLES.values() for n in names), *ONE_HOT.values()))
+    present = {c for c in candidates if json_key(c).search(text)}
+    schema = {c: pl.String() for c in present}
+    array = text.lstrip()[:1] == "["
+    try:
+        frame = (pl.read_json if array else pl.read_ndjson)(io.BytesIO(text.encode()), schema=schema)
+    except pl.exceptions.PolarsError as error:
+        layout = "a JSON array of objects" if array else "JSON Lines (one object per line)"
+        raise ParseError(path, f"not readable as {layout}: {str(error).splitlines()[0]}") from None
+    if array:
+        anchor = columns.get("model_a", "model_a")
+        lines, _ = key_lines(text, anchor, frame.height)
+        line = pl.Series("line", lines if lines is not None else [None] * frame.height, dtype=pl.Int64)
+    else:
+        records = lines_frame(text).filter(pl.col("text").str.strip_chars() != "")
+        line = records.get_column("line") if records.height == frame.height else pl.repeat(None, frame.height, dtype=pl.Int64, eager=True)
+    return frame.with_columns(line.alias("line")), present
+
+
+def parse_mapped(path: Path, benchmark: str | None, columns: dict[str, str]) -> Parsed:
+    """The battles of ``path`` with the roles of ``columns`` (role -> the file's column) mapped."""
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    if magic == MAGIC:
+        frame, present = read_parquet(path, columns)
+    elif (text := read_text(path)).lstrip()[:1] in ("[", "{"):
+        frame, present = read_json(path, text, columns)
+    else:
+        frame = read_csv_records(path, text)
+        present = set(frame.columns) - {"line"}
+    return battle_rows(path, frame, present, benchmark, columns)
+
+
+def parse(path: Path, benchmark: str | None) -> Parsed:
+    return parse_mapped(path, benchmark, {})
+
+
+register_format(
+    Format(
+        name="battles",
+        parser_version=1,
+        sniff=sniff,
+        parse=parse,
+        parse_mapped=parse_mapped,
+        table=BATTLES_TABLE,
+        description="pairwise battles, one per row (JSON, JSON Lines, CSV, Parquet): model_a, model_b, winner "
+        "(or the one-hot winner_model_a/winner_model_b/winner_tie), optional judge, question_id, turn, language, "
+        "category, tstamp (Chatbot Arena clean_battle, arena-human-preference)",
+    )
+)
