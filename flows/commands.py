@@ -74,6 +74,40 @@ def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
 REPARSE_HELP = "re-derive, from the raw archive, the loads an older parser version of their format made"
 
 
+TABLE_ROLES = ("system", "task", "metric", "instance", "score", "score_columns")
+
+
+def table_columns(args: argparse.Namespace) -> dict[str, str] | None:
+    """The columns named for reading a user's table (role -> column), None when none is named.
+
+    Checked against every file before anything is ingested: options that do not fit a file
+    (a column it lacks, a glob that matches none) are a usage error naming the file and its columns.
+    """
+    from flows.ingest import expand_paths
+    from transforms.parsers.user_table import TableOptionsError, check_options, check_table
+
+    columns = {role: getattr(args, role) for role in TABLE_ROLES if getattr(args, role) is not None}
+    if not columns:
+        if args.higher_is_better is not None:
+            raise UsageError("scorehouse ingest: --higher-is-better goes with the columns of a table (--system ...)")
+        return None
+    try:
+        check_options(columns)
+    except ValueError as error:
+        raise UsageError(f"scorehouse ingest: {error}") from None
+    if args.benchmark is None:
+        raise UsageError("scorehouse ingest: a table read by its columns needs --benchmark")
+    if args.format not in (None, "user-table") or args.reparse:
+        raise UsageError("scorehouse ingest: the column options read files as format user-table; "
+                         "leave out --format and --reparse")
+    for path in expand_paths(args.paths)[0]:
+        try:
+            check_table(path, columns)
+        except TableOptionsError as error:
+            raise UsageError(f"scorehouse ingest: {error}") from None
+    return columns
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     quiet_prefect()
     check_metric_rules(args.home)
@@ -81,11 +115,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     if not args.paths and not args.reparse:
         raise UsageError("scorehouse ingest: give the files or folders to ingest, or --reparse")
+    columns = table_columns(args)
     flow, parallel = _with_runner(ingest_flow, args)
     report = flow(
         [str(p) for p in args.paths], home=args.home, format=args.format, benchmark=args.benchmark,
         trust_pickle=args.trust_pickle, progress=not parallel, parallel=parallel,
-        reparse=args.reparse,
+        reparse=args.reparse, columns=columns, higher_is_better=args.higher_is_better,
     )
     print_ingest_report(report)
     print_summary(args.home)

@@ -16,10 +16,13 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import polars as pl
 from prefect import flow, get_run_logger
 
+from transforms.catalog import declared_rules
 from transforms.parsers import FORMATS, Format, ParseError, choose_format
 from transforms.parsers.base import NotScoresError
+from transforms.parsers.user_table import user_table_format
 from transforms.validate import Validated, reason_counts, validate_rows
 from flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from flows.common import io_task, refresh_catalog
@@ -220,14 +223,15 @@ def rejected(warehouse: Warehouse, origin: str, sha: str, error: Exception, repa
 @io_task
 def ingest_file(
     warehouse: Warehouse, path: Path, format: str | None, benchmark: str | None, trust_pickle: bool,
-    reparse: bool = False, origin: str | None = None,
+    reparse: bool = False, origin: str | None = None, columns: dict[str, str] | None = None,
 ) -> FileOutcome:
     """One file's whole ingest as one task run: archive, parse, validate, commit.
 
     Bytes already loaded by an older parser version of the format are left alone
     (``unchanged``, with that version) unless ``reparse``, when a new load of the
     current version supersedes the old one.  ``origin`` is the file the bytes came
-    from when ``path`` is a staged copy of the raw archive.
+    from when ``path`` is a staged copy of the raw archive.  ``columns`` (role ->
+    column) reads the file as a user's table by those columns (format ``user-table``).
 
     One task run per file rather than one per step: a quarter of Prefect's
     per-run bookkeeping, and one unit to retry or to send to a Dask worker.
@@ -239,21 +243,21 @@ def ingest_file(
     origin = str(path) if origin is None else origin
     sha = warehouse.archive_raw(path)
     try:
-        fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
+        fmt = user_table_format(columns) if columns else choose_format(path, format=format, trust_pickle=trust_pickle)
     except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
         return rejected(warehouse, origin, sha, error, reparse)
     folder = folder_of(path, fmt)
-    done = ingested_version(warehouse, sha, fmt, benchmark, folder)
+    done = ingested_version(warehouse, sha, fmt, benchmark, folder, columns)
     reverts = None
     if done is not None and (done == fmt.parser_version or not reparse):
-        existing = load_id_of(sha, fmt.name, benchmark, folder, done)
+        existing = load_id_of(sha, fmt.name, benchmark, folder, done, columns)
         superseding = superseding_load(warehouse, existing, sha)
         if superseding is None:
             return FileOutcome(origin, "unchanged", existing, fmt.name, parser_version=done)
         # Known bytes whose source has since been corrected: ingesting them again reverts the correction.
         load_id, reverts = revert_id(existing, superseding), existing
     else:
-        load_id = load_id_of(sha, fmt.name, benchmark, folder, fmt.parser_version)
+        load_id = load_id_of(sha, fmt.name, benchmark, folder, fmt.parser_version, columns)
     try:
         record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark, origin, reverts)
     except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
@@ -277,6 +281,7 @@ def ingest_files(
     trust_pickle: bool,
     progress: bool,
     parallel: bool = False,
+    columns: dict[str, str] | None = None,
 ) -> list[FileOutcome]:
     """Ingest ``files`` in order, with optional progress on stderr (:mod:`flows.progress`).
 
@@ -288,12 +293,12 @@ def ingest_files(
     checked_metric_rules(warehouse)
 
     if parallel:
-        return map_tasks(ingest_file, [(warehouse, p, format, benchmark, trust_pickle) for p in files], True)
+        return map_tasks(ingest_file, [(warehouse, p, format, benchmark, trust_pickle, False, None, columns) for p in files], True)
 
     outcomes: list[FileOutcome] = []
     with progress_of("ingest", len(files), progress) as done:
         for path in files:
-            outcomes.append(ingest_file(warehouse, path, format, benchmark, trust_pickle))
+            outcomes.append(ingest_file(warehouse, path, format, benchmark, trust_pickle, columns=columns))
             done(f"{path.name} {outcomes[-1].status}")
     return outcomes
 
@@ -322,6 +327,20 @@ def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]
     return outcomes
 
 
+def declare_directions(warehouse: Warehouse, files: list[FileOutcome], higher_is_better: bool) -> None:
+    """Declare ``higher_is_better`` for every (benchmark, task, metric) the loads of ``files`` scored.
+
+    Kept as metric rules of their own (:meth:`warehouse.storage.Warehouse.declare_metric_rules`), after the
+    user's ``metric_rules.csv`` and before the bundled defaults; a later declaration of a key replaces the earlier.
+    """
+    loads = {f.load_id: f.path for f in files if f.status in ("loaded", "unchanged") and f.load_id}
+    keys = warehouse.current_coverage().filter(pl.col("load_id").is_in(list(loads)))
+    if keys.height == 0:
+        return
+    with warehouse.write_lock():
+        warehouse.declare_metric_rules(declared_rules(keys, higher_is_better))
+
+
 def refresh_catalog_after(warehouse: Warehouse, outcomes: list[FileOutcome]) -> None:
     """Rebuild the catalog when a file was loaded, when there is none yet (so queries work after any ingest),
     or when it does not match the committed state (a run that died between a commit and its rebuild)."""
@@ -341,20 +360,27 @@ def ingest_flow(
     progress: bool = False,
     parallel: bool = False,
     reparse: bool = False,
+    columns: dict[str, str] | None = None,
+    higher_is_better: bool | None = None,
 ) -> IngestReport:
     """Ingest ``paths`` (files or folders) into the warehouse at ``home``.
 
     ``parallel`` submits one task per file to the flow's task runner (see
     :func:`flows.runners.runner_options` for Dask).  ``reparse`` then re-derives
     the current loads an older parser version made (:func:`reparse_stale`);
-    without it the report counts them.
+    without it the report counts them.  ``columns`` (role -> column) reads every
+    file as a user's table (:mod:`transforms.parsers.user_table`);
+    ``higher_is_better`` then declares the direction of every metric they hold
+    (:func:`declare_directions`).
     """
     if benchmark is not None:
         check_benchmark_name(benchmark)  # before anything starts: it would name every file's partition
     warehouse = Warehouse(home)
     files, documents, skipped = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
-    report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel)
+    report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel, columns)
+    if higher_is_better is not None:
+        declare_directions(warehouse, report.files, higher_is_better)
     if reparse:
         report.files += reparse_stale(warehouse, trust_pickle)
     else:

@@ -13,6 +13,7 @@ the old one stays in ``scores_history``.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import polars as pl
@@ -28,9 +29,10 @@ class ReparseError(ValueError):
 
 def load_id_of(
     sha: str, format_name: str, benchmark: str | None, folder: str | None = None,
-    parser_version: int = UNVERSIONED_PARSER,
+    parser_version: int = UNVERSIONED_PARSER, columns: dict[str, str] | None = None,
 ) -> str:
-    """The load of these bytes read by this format's parser version with this ``--benchmark``.
+    """The load of these bytes read by this format's parser version with this ``--benchmark``
+    (and, for a table read by its columns, this mapping of roles to columns).
 
     Version 1 adds nothing to the hashed key, so the loads made before parsers had versions
     keep their ids (a warehouse of that time re-ingests nothing).
@@ -38,6 +40,8 @@ def load_id_of(
     key = f"{sha}|{format_name}|{benchmark or ''}" + (f"|{folder}" if folder is not None else "")
     if parser_version != UNVERSIONED_PARSER:
         key += f"|parser={parser_version}"
+    if columns:
+        key += f"|columns={json.dumps(columns, sort_keys=True)}"
     return hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
@@ -47,11 +51,14 @@ def folder_of(path: Path, fmt: Format) -> str | None:
 
 
 def ingested_version(
-    warehouse: Warehouse, sha: str, fmt: Format, benchmark: str | None, folder: str | None
+    warehouse: Warehouse, sha: str, fmt: Format, benchmark: str | None, folder: str | None,
+    columns: dict[str, str] | None = None,
 ) -> int | None:
     """The newest parser version of ``fmt`` (up to its current one) that has a load of these bytes."""
     versions = range(fmt.parser_version, UNVERSIONED_PARSER - 1, -1)
-    return next((v for v in versions if warehouse.load_exists(load_id_of(sha, fmt.name, benchmark, folder, v))), None)
+    return next(
+        (v for v in versions if warehouse.load_exists(load_id_of(sha, fmt.name, benchmark, folder, v, columns))), None
+    )
 
 
 def superseding_load(warehouse: Warehouse, load_id: str, sha: str) -> str | None:

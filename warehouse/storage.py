@@ -34,7 +34,7 @@ import polars as pl
 
 from warehouse import atomic
 from warehouse.names import check_benchmark_name
-from warehouse.schema import COVERAGE, LOADS, QUARANTINE, REJECTED, SCORES, conform
+from warehouse.schema import COVERAGE, LOADS, METRIC_RULES, QUARANTINE, REJECTED, SCORES, conform
 from warehouse.sql import loads_relation, query_files
 
 HOME_ENV = "SCOREHOUSE_HOME"
@@ -191,6 +191,16 @@ class Warehouse:
             frames.append(pl.read_parquet(path))
         return pl.concat(frames) if frames else pl.DataFrame(schema=COVERAGE)
 
+    def declare_metric_rules(self, rules: pl.DataFrame) -> None:
+        """Put ``rules`` (:data:`METRIC_RULES`) first in ``declared_metric_rules.csv``, replacing earlier rules
+        of the same (benchmark, task, metric) patterns.  The caller holds the write lock."""
+        path = self.home / DECLARED_RULES_NAME
+        rules = conform(rules, METRIC_RULES)
+        if path.exists():
+            earlier = conform(pl.read_csv(path, schema=METRIC_RULES), METRIC_RULES)
+            rules = pl.concat([rules, earlier.join(rules, on=["benchmark", "task", "metric"], how="anti")])
+        atomic.write_text(rules.write_csv(), path)
+
     def record_rejected(self, file: str, sha: str, line: int | None, reason: str) -> None:
         """Remember a file that could not be parsed (its bytes are in the raw archive)."""
         frame = pl.DataFrame(
@@ -219,11 +229,14 @@ def coverage_of(leveled: pl.DataFrame) -> pl.DataFrame:
 
 BUNDLED_RULES = Path(__file__).parent / "defaults" / "metric_rules.csv"
 USER_RULES_NAME = "metric_rules.csv"
+DECLARED_RULES_NAME = "declared_metric_rules.csv"
 
 
 def metric_rule_files(warehouse: Warehouse) -> list[Path]:
-    """The metric rule files in precedence order: the user's (``<home>/metric_rules.csv``), then the bundled defaults."""
-    return [f for f in (warehouse.home / USER_RULES_NAME, BUNDLED_RULES) if f.exists()]
+    """The metric rule files in precedence order: the user's (``<home>/metric_rules.csv``), the directions declared
+    at ingest (``<home>/declared_metric_rules.csv``, :meth:`Warehouse.declare_metric_rules`), the bundled defaults."""
+    home = warehouse.home
+    return [f for f in (home / USER_RULES_NAME, home / DECLARED_RULES_NAME, BUNDLED_RULES) if f.exists()]
 
 
 def read_metric_rules(warehouse: Warehouse) -> list[tuple[str, pl.DataFrame]]:
