@@ -13,7 +13,7 @@ re-parsed (:mod:`flows.reparse`, ``--reparse``).
 from __future__ import annotations
 
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
@@ -182,8 +182,8 @@ def parse_and_validate(
     ``reverts`` the earlier load of the same bytes this load makes current again."""
     parsed = fmt.parse(path, benchmark)
     partition_names(parsed.rows)
-    validated = validate_rows(parsed.rows, file=origin, load_id=load_id)
-    benchmarks = ",".join(sorted(parsed.rows.get_column("benchmark").unique().to_list()))
+    validated = replace(validate_rows(parsed.rows, file=origin, load_id=load_id), systems=parsed.systems)
+    benchmarks = ",".join(parsed.benchmarks)
     record = LoadRecord(
         load_id=load_id,
         source=f"{fmt.name}:{benchmarks}:{source_name(path, fmt)}",
@@ -263,7 +263,7 @@ def ingest_file(
     except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
         return rejected(warehouse, origin, sha, error, reparse)
     with warehouse.write_lock():
-        warehouse.write_load(record, validated.scores, validated.quarantine)
+        warehouse.write_load(record, validated.scores, validated.quarantine, validated.systems)
     warehouse.forget_rejected(sha)
     return FileOutcome(
         origin, "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")),

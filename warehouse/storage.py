@@ -6,6 +6,7 @@ Layout under ``home``::
     scores/benchmark=B/level=L/<load>.parquet hive partitions, one file per load
     coverage/<load>.parquet                   what the load scored (warehouse.schema.COVERAGE)
     quarantine/<load>.parquet                 rows that failed validation, with the reason
+    systems/<load>.parquet                    what the file says about its systems (warehouse.schema.SYSTEMS)
     rejected/<sha256>.parquet                 files that could not be parsed at all
     loads/<load>.parquet                      the load manifest, written last
     catalog.duckdb                            views over all of the above (warehouse.catalog)
@@ -34,7 +35,7 @@ import polars as pl
 
 from warehouse import atomic
 from warehouse.names import check_benchmark_name
-from warehouse.schema import COVERAGE, LOADS, METRIC_RULES, QUARANTINE, REJECTED, SCORES, conform
+from warehouse.schema import COVERAGE, LOADS, METRIC_RULES, QUARANTINE, REJECTED, SCORES, SYSTEMS, conform
 from warehouse.sql import loads_relation, query_files
 
 HOME_ENV = "SCOREHOUSE_HOME"
@@ -139,8 +140,10 @@ class Warehouse:
     def load_exists(self, load_id: str) -> bool:
         return (self.dir("loads") / f"{load_id}.parquet").exists()
 
-    def write_load(self, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame) -> None:
-        """Write one load's partitions and quarantine, then its manifest (the commit point)."""
+    def write_load(
+        self, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame, systems: pl.DataFrame | None = None,
+    ) -> None:
+        """Write one load's partitions, quarantine and system metadata, then its manifest (the commit point)."""
         scores = conform(scores, SCORES)
         names = partition_names(scores)
         task_rows = scores.get_column("instance").null_count()
@@ -157,6 +160,9 @@ class Warehouse:
             coverage = coverage_of(leveled)
         if quarantine.height:
             atomic.write_parquet(conform(quarantine, QUARANTINE), self.dir("quarantine") / f"{record.load_id}.parquet")
+        if systems is not None and systems.height:
+            atomic.write_parquet(conform(systems, SYSTEMS).with_columns(load_id=pl.lit(record.load_id)),
+                                 self.dir("systems") / f"{record.load_id}.parquet")
         atomic.write_parquet(coverage, self.dir("coverage") / f"{record.load_id}.parquet")
         atomic.write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
 
