@@ -45,11 +45,35 @@ def add_home_option(parser: argparse.ArgumentParser, default: str | None) -> Non
     parser.add_argument("--home", default=default, help="warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
 
 
+def truth_value(value: str) -> bool:
+    """``--higher-is-better``: true or false."""
+    if value.strip().lower() not in ("true", "false"):
+        raise argparse.ArgumentTypeError(f"true or false, got {value!r}")
+    return value.strip().lower() == "true"
+
+
+def add_table_options(ingest: argparse.ArgumentParser) -> None:
+    """The options that read any CSV/TSV/JSON Lines/Parquet table by its columns (format user-table)."""
+    table = ingest.add_argument_group(
+        "a table read by its columns", "name the columns of a table no format knows (README: 'Your own table')")
+    table.add_argument("--system", metavar="COLUMN", help="the column naming the system")
+    table.add_argument("--task", metavar="COLUMN", help="the column naming the task (default: one task, the file name)")
+    table.add_argument("--metric", metavar="COLUMN", help="the column naming the metric (default: one metric, 'score')")
+    table.add_argument("--instance", metavar="COLUMN", help="the column naming the instance: instance-level scores")
+    table.add_argument("--score", metavar="COLUMN", help="the column holding the score (one score per row)")
+    table.add_argument("--score-columns", metavar="GLOB",
+                       help="the columns holding scores (a wide table), e.g. 'acc_*': each is a task, or a metric with --task")
+    table.add_argument("--higher-is-better", type=truth_value, metavar="true|false",
+                       help="the direction of the table's metrics (default: the metric rules, higher is better)")
+
+
 def add_battle_columns(parser: argparse.ArgumentParser) -> None:
     """``--model-a COL`` ...: the file's column holding each battle role (default: the arena dumps' names)."""
-    group = parser.add_argument_group("battle columns", "with --format battles: the file's column for each role")
+    group = parser.add_argument_group(
+        "battle columns", "battles (format battles): the file's column for each role; --instance names the prompt")
     for role in commands.BATTLE_COLUMN_ROLES:
-        group.add_argument(f"--{role.replace('_', '-')}", dest=f"column_{role}", metavar="COL")
+        if role not in commands.TABLE_ROLES:  # --instance: one flag, the same meaning for both
+            group.add_argument(f"--{role.replace('_', '-')}", dest=role, metavar="COL")
 
 
 STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
@@ -68,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--trust-pickle", action="store_true", help="allow pickles (unpickling runs code)")
     ingest.add_argument("--reparse", action="store_true", help=commands.REPARSE_HELP)
     ingest.add_argument("--strict", action="store_true", help=STRICT_HELP)
+    add_table_options(ingest)
     add_battle_columns(ingest)
     add_runner_options(ingest)
     ingest.set_defaults(handler=commands.cmd_ingest, prefect="flow")

@@ -71,17 +71,65 @@ def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
     return (flow.with_options(**options) if options else flow), bool(options)
 
 
+REPARSE_HELP = "re-derive, from the raw archive, the loads an older parser version of their format made"
+
+
+TABLE_ROLES = ("system", "task", "metric", "instance", "score", "score_columns")
 # The battle roles a file's columns may be mapped to (``--model-a COL`` ...): those of
 # transforms.parsers.battles.ROLES (a test checks they agree), spelled here so --help imports no Polars.
 BATTLE_COLUMN_ROLES = ("model_a", "model_b", "winner", "judge", "instance", "turn", "language", "category", "tstamp")
 
 
-def column_mapping(args: argparse.Namespace) -> dict[str, str]:
-    """The column mapping of ``scorehouse ingest``: role -> the file's column, for the roles given."""
-    return {role: column for role in BATTLE_COLUMN_ROLES if (column := getattr(args, f"column_{role}")) is not None}
+def column_mapping(args: argparse.Namespace) -> tuple[dict[str, str] | None, str | None]:
+    """The columns named on ``scorehouse ingest`` (role -> the file's column) and the format they read.
+
+    Battle roles (``--model-a`` ...) read battles (format ``battles``), the table roles (``--system`` ...)
+    a user's table (format ``user-table``); ``--instance`` belongs to both.  None when no column is named.
+    """
+    named = {role: getattr(args, role) for role in dict.fromkeys((*TABLE_ROLES, *BATTLE_COLUMN_ROLES))
+             if getattr(args, role) is not None}
+    battle_only = sorted(set(named) - set(TABLE_ROLES))
+    table_only = sorted(set(named) - set(BATTLE_COLUMN_ROLES))
+    if battle_only and table_only:
+        raise UsageError(f"scorehouse ingest: the columns of battles ({', '.join(battle_only)}) and of a score table "
+                         f"({', '.join(table_only)}) cannot be read from the same files; ingest them separately")
+    if battle_only or (named and args.format == "battles"):
+        if args.format not in (None, "battles"):
+            raise UsageError(f"scorehouse ingest: the battle columns read files as format battles, not {args.format!r}")
+        if args.higher_is_better is not None:
+            raise UsageError("scorehouse ingest: --higher-is-better goes with the columns of a score table, not battles")
+        return named, "battles"
+    return table_columns(args, named), "user-table" if named else None
 
 
-REPARSE_HELP = "re-derive, from the raw archive, the loads an older parser version of their format made"
+def table_columns(args: argparse.Namespace, columns: dict[str, str]) -> dict[str, str] | None:
+    """The columns named for reading a user's table (role -> column), None when none is named.
+
+    Checked against every file before anything is ingested: options that do not fit a file
+    (a column it lacks, a glob that matches none) are a usage error naming the file and its columns.
+    """
+    from flows.ingest import expand_paths
+    from transforms.parsers.user_table import TableOptionsError, check_options, check_table
+
+    if not columns:
+        if args.higher_is_better is not None:
+            raise UsageError("scorehouse ingest: --higher-is-better goes with the columns of a table (--system ...)")
+        return None
+    try:
+        check_options(columns)
+    except ValueError as error:
+        raise UsageError(f"scorehouse ingest: {error}") from None
+    if args.benchmark is None:
+        raise UsageError("scorehouse ingest: a table read by its columns needs --benchmark")
+    if args.format not in (None, "user-table") or args.reparse:
+        raise UsageError("scorehouse ingest: the column options read files as format user-table; "
+                         "leave out --format and --reparse")
+    for path in expand_paths(args.paths)[0]:
+        try:
+            check_table(path, columns)
+        except TableOptionsError as error:
+            raise UsageError(f"scorehouse ingest: {error}") from None
+    return columns
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -91,11 +139,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     if not args.paths and not args.reparse:
         raise UsageError("scorehouse ingest: give the files or folders to ingest, or --reparse")
+    columns, mapped_format = column_mapping(args)
     flow, parallel = _with_runner(ingest_flow, args)
     report = flow(
-        [str(p) for p in args.paths], home=args.home, format=args.format, benchmark=args.benchmark,
+        [str(p) for p in args.paths], home=args.home, format=args.format or mapped_format, benchmark=args.benchmark,
         trust_pickle=args.trust_pickle, progress=not parallel, parallel=parallel,
-        reparse=args.reparse, columns=column_mapping(args),
+        reparse=args.reparse, columns=columns, higher_is_better=args.higher_is_better,
     )
     print_ingest_report(report)
     print_summary(args.home)

@@ -13,11 +13,13 @@ re-parsed (:mod:`flows.reparse`, ``--reparse``).
 from __future__ import annotations
 
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import polars as pl
 from prefect import flow, get_run_logger
 
+from transforms.catalog import declared_rules
 from transforms.parsers import FORMATS, Format, ParseError, choose_format
 from transforms.parsers.base import BATTLES_TABLE, NotScoresError
 from transforms.validate import Validated, reason_counts, validate_rows
@@ -182,10 +184,14 @@ def parse_and_validate(
     column mapping (role -> the file's column) for formats that take one."""
     parsed = fmt.read(path, benchmark, columns)
     partition_names(parsed.rows)
-    validate = validate_battles if fmt.table == BATTLES_TABLE else validate_rows
-    validated = validate(parsed.rows, file=origin, load_id=load_id)
-    landed = validated.battles if isinstance(validated, ValidatedBattles) else validated.scores
-    benchmarks = ",".join(sorted(parsed.rows.get_column("benchmark").unique().to_list()))
+    validated: Validated | ValidatedBattles
+    if fmt.table == BATTLES_TABLE:
+        validated = validate_battles(parsed.rows, file=origin, load_id=load_id)
+        landed = validated.battles
+    else:
+        validated = replace(validate_rows(parsed.rows, file=origin, load_id=load_id), systems=parsed.systems)
+        landed = validated.scores
+    benchmarks = ",".join(parsed.benchmarks)
     record = LoadRecord(
         load_id=load_id,
         source=f"{fmt.name}:{benchmarks}:{source_name(path, fmt)}",
@@ -208,7 +214,7 @@ def commit(warehouse: Warehouse, record: LoadRecord, validated: Validated | Vali
     if isinstance(validated, ValidatedBattles):
         warehouse.write_battles_load(record, validated.battles, validated.quarantine)
     else:
-        warehouse.write_load(record, validated.scores, validated.quarantine)
+        warehouse.write_load(record, validated.scores, validated.quarantine, validated.systems)
 
 
 def rejected(warehouse: Warehouse, origin: str, sha: str, error: Exception, reparse: bool) -> FileOutcome:
@@ -241,8 +247,8 @@ def ingest_file(
     (``unchanged``, with that version) unless ``reparse``, when a new load of the
     current version supersedes the old one.  ``origin`` is the file the bytes came
     from when ``path`` is a staged copy of the raw archive.  ``columns`` maps roles to the file's
-    columns (``--model-a COL`` ...): part of the load's identity, so the same bytes read with another
-    mapping are another load.
+    columns (``--model-a COL``, ``--system COL`` ...; read by a format that takes a mapping, ``battles`` or
+    ``user-table``): part of the load's identity, so the same bytes read with another mapping are another load.
 
     One task run per file rather than one per step: a quarter of Prefect's
     per-run bookkeeping, and one unit to retry or to send to a Dask worker.
@@ -340,6 +346,20 @@ def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]
     return outcomes
 
 
+def declare_directions(warehouse: Warehouse, files: list[FileOutcome], higher_is_better: bool) -> None:
+    """Declare ``higher_is_better`` for every (benchmark, task, metric) the loads of ``files`` scored.
+
+    Kept as metric rules of their own (:meth:`warehouse.storage.Warehouse.declare_metric_rules`), after the
+    user's ``metric_rules.csv`` and before the bundled defaults; a later declaration of a key replaces the earlier.
+    """
+    loads = {f.load_id: f.path for f in files if f.status in ("loaded", "unchanged") and f.load_id}
+    keys = warehouse.current_coverage().filter(pl.col("load_id").is_in(list(loads)))
+    if keys.height == 0:
+        return
+    with warehouse.write_lock():
+        warehouse.declare_metric_rules(declared_rules(keys, higher_is_better))
+
+
 def refresh_catalog_after(warehouse: Warehouse, outcomes: list[FileOutcome]) -> None:
     """Rebuild the catalog when a file was loaded, when there is none yet (so queries work after any ingest),
     or when it does not match the committed state (a run that died between a commit and its rebuild)."""
@@ -360,6 +380,7 @@ def ingest_flow(
     parallel: bool = False,
     reparse: bool = False,
     columns: dict[str, str] | None = None,
+    higher_is_better: bool | None = None,
 ) -> IngestReport:
     """Ingest ``paths`` (files or folders) into the warehouse at ``home``.
 
@@ -367,7 +388,10 @@ def ingest_flow(
     :func:`flows.runners.runner_options` for Dask).  ``reparse`` then re-derives
     the current loads an older parser version made (:func:`reparse_stale`);
     without it the report counts them.  ``columns`` maps roles to the files' column names
-    (role -> column, e.g. ``{"model_a": "left"}`` for battles) for formats that take a mapping.
+    (role -> column, e.g. ``{"model_a": "left"}`` for battles, ``{"system": "model", ...}`` for a user's
+    table, :mod:`transforms.parsers.user_table`) for formats that take a mapping;
+    ``higher_is_better`` then declares the direction of every metric a user's table holds
+    (:func:`declare_directions`).
     """
     if benchmark is not None:
         check_benchmark_name(benchmark)  # before anything starts: it would name every file's partition
@@ -375,6 +399,8 @@ def ingest_flow(
     files, documents, skipped = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
     report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel, columns)
+    if higher_is_better is not None:
+        declare_directions(warehouse, report.files, higher_is_better)
     if reparse:
         report.files += reparse_stale(warehouse, trust_pickle)
     else:

@@ -32,7 +32,7 @@ def load_id_of(
     parser_version: int = UNVERSIONED_PARSER, columns: dict[str, str] | None = None,
 ) -> str:
     """The load of these bytes read by this format's parser version with this ``--benchmark``
-    and column mapping (``columns``, role -> column).
+    and column mapping (``columns``, role -> column: battles and user tables read by their columns).
 
     Version 1 and no mapping add nothing to the hashed key, so the loads made before parsers had
     versions keep their ids (a warehouse of that time re-ingests nothing).

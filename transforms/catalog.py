@@ -90,6 +90,34 @@ def glob_regex(pattern: str) -> str:
     return "(?s)" + "".join(parts)
 
 
+def glob_escaped(names: pl.Expr) -> pl.Expr:
+    """Glob patterns matching exactly ``names``: each ``*``, ``?`` and ``[`` as a one-member class (``[*]``)."""
+    return names.str.replace_all(r"([*?\[])", "[$1]")
+
+
+DECLARED_NOTE = "declared with scorehouse ingest --higher-is-better {value}"
+
+
+def declared_rules(keys: pl.DataFrame, higher_is_better: bool) -> pl.DataFrame:
+    """One rule (:data:`METRIC_RULES`) per distinct (benchmark, task, metric) of ``keys``, matching exactly it.
+
+    A direction declared at ingest: the metric is ranked with weight 1 in the direction given.
+    """
+    exact = keys.select(pl.col(KEY).cast(pl.String)).unique().sort(KEY)
+    return conform(
+        exact.with_columns(
+            glob_escaped(pl.col(KEY)),
+            higher_is_better=pl.lit(higher_is_better),
+            is_ranked=pl.lit(True),
+            weight=pl.lit(1.0),
+            group=pl.lit(None, dtype=pl.String),
+            group_weight=pl.lit(None, dtype=pl.Float64),
+            note=pl.lit(DECLARED_NOTE.format(value=str(higher_is_better).lower())),
+        ),
+        METRIC_RULES,
+    )
+
+
 def _character_class(body: str) -> str:
     """A glob ``[...]`` body as a regex class; reversed ranges match nothing, as in fnmatch."""
     negate = body.startswith("!")

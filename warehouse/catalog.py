@@ -39,6 +39,9 @@ Views:
 ``snapshot_coverage``
     per snapshot, the voters that scored each system and each pair of
     systems (:data:`warehouse.schema.SNAPSHOT_COVERAGE`).
+``systems``
+    what the current loads say about their systems (:data:`warehouse.schema.SYSTEMS`, MTEB's
+    ``model_meta.json``), one row per (benchmark, system): the newer load's where two describe it.
 ``quarantine``, ``rejected_files``
     rows and whole files that could not be used, with the reason.
 ``battles``, ``battles_quarantine``
@@ -73,6 +76,7 @@ from warehouse.schema import (
     SCORES,
     SNAPSHOT_COVERAGE,
     SNAPSHOT_MANIFEST,
+    SYSTEMS,
     VOTER_KEYS,
     VOTER_SEPARATOR,
 )
@@ -82,6 +86,7 @@ from warehouse.sql import (
     ANALYSIS,
     SCORE_CELL,
     SNAPSHOT,
+    SYSTEM,
     empty_relation,
     loads_relation,
     quoted,
@@ -221,6 +226,9 @@ def view_statements(warehouse: Warehouse) -> list[str]:
             LEFT JOIN snapshot_coverage AS c
               ON c.snapshot = r.snapshot AND c.system = r.system AND c.other = r.system""",
         "CREATE VIEW latest_rankings AS SELECT * FROM rankings WHERE snapshot_id IN (SELECT snapshot_id FROM latest_snapshots)",
+        f"""CREATE VIEW systems AS SELECT * EXCLUDE (loaded_at) FROM ({SYSTEM.latest(
+            f"SELECT s.*, l.loaded_at FROM ({relation('*.parquet', home / 'systems', {**SYSTEMS, 'load_id': pl.String()})}) "
+            "AS s JOIN loads AS l USING (load_id) WHERE l.is_current")})""",
         f"CREATE VIEW quarantine AS {relation('*.parquet', home / 'quarantine', QUARANTINE)}",
         f"CREATE VIEW rejected_files AS {relation('*.parquet', home / 'rejected', REJECTED)}",
         f"""CREATE VIEW battles AS

@@ -45,6 +45,26 @@ def parsed_schema(rows: pl.DataFrame) -> dict[str, pl.DataType]:
     return schema
 
 
+# What a file says about the systems it scores (MTEB's model_meta.json), one row per (benchmark, system):
+# stored per load beside its scores, the catalog's ``systems`` view.  Fields a file lacks are null.
+SYSTEMS: dict[str, pl.DataType] = {
+    "benchmark": pl.String(),
+    "system": pl.String(),
+    "revision": pl.String(),  # the revision the metadata describes
+    "release_date": pl.String(),  # as published, e.g. 2024-06-28
+    "n_parameters": pl.Int64(),
+    "memory_usage_mb": pl.Float64(),
+    "max_tokens": pl.Float64(),
+    "embed_dim": pl.Int64(),
+    "languages": pl.List(pl.String()),
+    "license": pl.String(),
+    "open_weights": pl.Boolean(),
+    "framework": pl.List(pl.String()),
+    "reference": pl.String(),
+    "adapted_from": pl.String(),
+}
+
+
 # The canonical long table.  ``instance`` is null for task-level rows;
 # ``score`` is the raw published value (direction lives in METRICS), null for a
 # cell the dump marks as missing.

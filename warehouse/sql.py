@@ -5,6 +5,7 @@ every table that keeps history:
 
 * a load is current when it is the newest of its source (file name, format, benchmark);
 * where two current loads score the same cell, the newer load's row is current;
+* where two current loads describe the same system of a benchmark, the newer load's row is current;
 * the latest snapshot of a (benchmark, level, method, parameters), and the
   latest analysis of a (benchmark, level, experiment), is the newest one.
 
@@ -54,6 +55,7 @@ class Newest:
 
 LOAD = Newest(("source",), ("loaded_at", "load_id"))
 SCORE_CELL = Newest(("benchmark", "level", "task", "metric", "instance", "system"), ("loaded_at", "load_id"))
+SYSTEM = Newest(("benchmark", "system"), ("loaded_at", "load_id"))
 SNAPSHOT = Newest(("benchmark", "level", "method", "parameters"), ("created_at", "snapshot_id"))
 ANALYSIS = Newest(("benchmark", "level", "experiment"), ("created_at", "analysis_id"))
 

@@ -8,6 +8,7 @@ Layout under ``home``::
     quarantine/<load>.parquet                 rows that failed validation, with the reason
     battles/benchmark=B/<load>.parquet        pairwise battles (warehouse.schema.BATTLES), one file per load
     battles_quarantine/<load>.parquet         battles that failed validation, with the reason
+    systems/<load>.parquet                    what the file says about its systems (warehouse.schema.SYSTEMS)
     rejected/<sha256>.parquet                 files that could not be parsed at all
     loads/<load>.parquet                      the load manifest, written last
     catalog.duckdb                            views over all of the above (warehouse.catalog)
@@ -36,7 +37,18 @@ import polars as pl
 
 from warehouse import atomic
 from warehouse.names import check_benchmark_name
-from warehouse.schema import BATTLES, BATTLES_QUARANTINE, COVERAGE, LOADS, QUARANTINE, REJECTED, SCORES, conform
+from warehouse.schema import (
+    BATTLES,
+    BATTLES_QUARANTINE,
+    COVERAGE,
+    LOADS,
+    METRIC_RULES,
+    QUARANTINE,
+    REJECTED,
+    SCORES,
+    SYSTEMS,
+    conform,
+)
 from warehouse.sql import loads_relation, query_files
 
 HOME_ENV = "SCOREHOUSE_HOME"
@@ -141,8 +153,10 @@ class Warehouse:
     def load_exists(self, load_id: str) -> bool:
         return (self.dir("loads") / f"{load_id}.parquet").exists()
 
-    def write_load(self, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame) -> None:
-        """Write one load's partitions and quarantine, then its manifest (the commit point)."""
+    def write_load(
+        self, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame, systems: pl.DataFrame | None = None,
+    ) -> None:
+        """Write one load's partitions, quarantine and system metadata, then its manifest (the commit point)."""
         scores = conform(scores, SCORES)
         names = partition_names(scores)
         task_rows = scores.get_column("instance").null_count()
@@ -159,6 +173,9 @@ class Warehouse:
             coverage = coverage_of(leveled)
         if quarantine.height:
             atomic.write_parquet(conform(quarantine, QUARANTINE), self.dir("quarantine") / f"{record.load_id}.parquet")
+        if systems is not None and systems.height:
+            atomic.write_parquet(conform(systems, SYSTEMS).with_columns(load_id=pl.lit(record.load_id)),
+                                 self.dir("systems") / f"{record.load_id}.parquet")
         atomic.write_parquet(coverage, self.dir("coverage") / f"{record.load_id}.parquet")
         atomic.write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
 
@@ -212,6 +229,16 @@ class Warehouse:
             frames.append(pl.read_parquet(path))
         return pl.concat(frames) if frames else pl.DataFrame(schema=COVERAGE)
 
+    def declare_metric_rules(self, rules: pl.DataFrame) -> None:
+        """Put ``rules`` (:data:`METRIC_RULES`) first in ``declared_metric_rules.csv``, replacing earlier rules
+        of the same (benchmark, task, metric) patterns.  The caller holds the write lock."""
+        path = self.home / DECLARED_RULES_NAME
+        rules = conform(rules, METRIC_RULES)
+        if path.exists():
+            earlier = conform(pl.read_csv(path, schema=METRIC_RULES), METRIC_RULES)
+            rules = pl.concat([rules, earlier.join(rules, on=["benchmark", "task", "metric"], how="anti")])
+        atomic.write_text(rules.write_csv(), path)
+
     def record_rejected(self, file: str, sha: str, line: int | None, reason: str) -> None:
         """Remember a file that could not be parsed (its bytes are in the raw archive)."""
         frame = pl.DataFrame(
@@ -240,11 +267,14 @@ def coverage_of(leveled: pl.DataFrame) -> pl.DataFrame:
 
 BUNDLED_RULES = Path(__file__).parent / "defaults" / "metric_rules.csv"
 USER_RULES_NAME = "metric_rules.csv"
+DECLARED_RULES_NAME = "declared_metric_rules.csv"
 
 
 def metric_rule_files(warehouse: Warehouse) -> list[Path]:
-    """The metric rule files in precedence order: the user's (``<home>/metric_rules.csv``), then the bundled defaults."""
-    return [f for f in (warehouse.home / USER_RULES_NAME, BUNDLED_RULES) if f.exists()]
+    """The metric rule files in precedence order: the user's (``<home>/metric_rules.csv``), the directions declared
+    at ingest (``<home>/declared_metric_rules.csv``, :meth:`Warehouse.declare_metric_rules`), the bundled defaults."""
+    home = warehouse.home
+    return [f for f in (home / USER_RULES_NAME, home / DECLARED_RULES_NAME, BUNDLED_RULES) if f.exists()]
 
 
 def read_metric_rules(warehouse: Warehouse) -> list[tuple[str, pl.DataFrame]]:

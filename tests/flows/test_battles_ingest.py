@@ -80,9 +80,14 @@ def test_reingesting_the_same_battles_is_a_no_op_and_another_mapping_is_another_
     assert [r["judge"] for r in judges] == ["alice", "bob", "alice"]
 
 
-def test_a_mapping_for_a_format_that_takes_none_rejects_the_file(tmp_path, capsys):
-    assert main(["--home", str(tmp_path / "h"), "ingest", str(SUPERGLUE), "--model-a", "x"]) == 1
-    assert "takes no column mapping" in capsys.readouterr().err
+def test_battle_columns_read_battles_and_no_other_format(tmp_path, capsys):
+    home = str(tmp_path / "h")
+    assert main(["--home", home, "ingest", str(SUPERGLUE), "--format", "votenrank-leaderboard", "--model-a", "x"]) == 2
+    assert "read files as format battles, not 'votenrank-leaderboard'" in capsys.readouterr().err
+    assert main(["--home", home, "ingest", str(SUPERGLUE), "--model-a", "x", "--system", "y"]) == 2
+    assert "cannot be read from the same files" in capsys.readouterr().err
+    assert main(["--home", home, "ingest", str(SUPERGLUE), "--benchmark", "b", "--model-a", "x"]) == 1
+    assert "'x' (as model_a)" in capsys.readouterr().err  # read as battles: the column is not in the file
 
 
 def test_read_battles_filters_and_order(home):

@@ -30,8 +30,8 @@ KILLED_AFTER_MANIFEST = textwrap.dedent("""
 
     commit = Warehouse.write_load
 
-    def write_load_then_die(self, record, scores, quarantine):
-        commit(self, record, scores, quarantine)
+    def write_load_then_die(self, record, scores, quarantine, systems=None):
+        commit(self, record, scores, quarantine, systems)
         os.kill(os.getpid(), signal.SIGKILL)
 
     Warehouse.write_load = write_load_then_die

@@ -124,6 +124,7 @@ from transforms.parsers import (  # noqa: E402,F401
     non_scores,
     pickles,
     tac_resp_pyr,
+    user_table,
     usr_ratings,
     wmt,
     wmt_da,

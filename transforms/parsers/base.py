@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import PARSED_ROWS, conform, parsed_battles_schema, parsed_schema
+from warehouse.schema import PARSED_ROWS, SYSTEMS, conform, parsed_battles_schema, parsed_schema
 
 # The tables a format's rows go to: scores (:data:`warehouse.schema.PARSED_ROWS`) or battles
 # (:data:`warehouse.schema.PARSED_BATTLES`).
@@ -54,14 +54,26 @@ class Parsed:
 
     ``problems`` are things the user should know that did not stop parsing,
     e.g. "duplicated system name 'RefBERT' renamed 'RefBERT_1' ... 'RefBERT_4'".
+    ``systems`` is what the file says about systems (:data:`warehouse.schema.SYSTEMS`), if anything.
     """
 
     rows: pl.DataFrame
     problems: tuple[str, ...] = ()
     table: str = SCORES_TABLE  # the table the rows go to, and so their schema (PARSED_SCHEMAS)
+    systems: pl.DataFrame | None = None  # system metadata the file holds (warehouse.schema.SYSTEMS)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", conform(self.rows, PARSED_SCHEMAS[self.table](self.rows)))
+        if self.systems is not None:
+            object.__setattr__(self, "systems", conform(self.systems, SYSTEMS))
+
+    @property
+    def benchmarks(self) -> list[str]:
+        """The benchmarks the file's scores and system metadata belong to, sorted."""
+        names = self.rows.get_column("benchmark")
+        if self.systems is not None:
+            names = pl.concat([names, self.systems.get_column("benchmark")])
+        return sorted(names.drop_nulls().unique().to_list())
 
 
 @dataclass(frozen=True)

@@ -40,12 +40,16 @@ chosen revision is the load's ``file_name``.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+
+import polars as pl
 
 from transforms.parsers import register_format
 from transforms.parsers.base import Format, NotScoresError, Parsed, ParseError, rows_frame
 from transforms.parsers.json_dump import JsonNumber, load_json
+from warehouse.schema import SYSTEMS
 
 BENCHMARK = "mteb"
 HEADLINE = "main_score"
@@ -72,19 +76,38 @@ def version_key(version: object) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", str(version).split(".dev")[0])) if version else ()
 
 
-def preference(path: Path) -> tuple:
-    """The sort key of a revision folder's copy of a result: greater is preferred (module docstring)."""
+def revision_key(folder: Path, version: tuple[int, ...]) -> tuple:
+    """The sort key of a revision ``folder`` whose result was made by mteb ``version``: greater is preferred.
+
+    The one revision rule (module docstring): a run by the benchmark over an ``external`` one, then the
+    newest mteb version, then the greater folder name.
+    """
+    return (folder.name != EXTERNAL, version, folder.name)
+
+
+def result_version(path: Path) -> tuple[int, ...]:
+    """The mteb version of the result at ``path``; () for an unreadable one (never preferred: its own parse
+    says what is wrong)."""
     try:
-        version = version_key(read_result(path).get("mteb_version"))
-    except ParseError:  # an unreadable copy is never preferred; its own parse says what is wrong
-        version = ()
-    return (path.parent.name != EXTERNAL, version, path.parent.name)
+        return version_key(read_result(path).get("mteb_version"))
+    except ParseError:
+        return ()
+
+
+def preference(path: Path) -> tuple:
+    """The sort key of a revision folder's copy of a result: greater is preferred (:func:`revision_key`)."""
+    return revision_key(path.parent, result_version(path))
 
 
 def chosen_copy(path: Path) -> Path:
     """The preferred copy of ``path``'s result among its model's revision folders."""
     copies = [p for p in path.parent.parent.glob(f"*/{path.name}") if p.is_file()]
     return max([path, *copies], key=preference)
+
+
+def system_of(path: Path) -> str:
+    """The system of a file under ``results/<org>__<model>/<revision>/``: ``org/model``."""
+    return path.parent.parent.name.replace("__", "/", 1)
 
 
 def flatten(value: object, name: str) -> list[tuple[str, str | None]]:
@@ -164,7 +187,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     found, has_headline = cells(task, splits, header)
     if not found:
         raise ParseError(path, "an MTEB result without any numeric score; is it complete?")
-    system = path.parent.parent.name.replace("__", "/", 1)
+    system = system_of(path)
     tasks, metrics, values = (list(c) for c in zip(*found, strict=True))
     rows = rows_frame(benchmark or BENCHMARK, tasks, metrics, None, [system] * len(found), values, None)
     problems = [f"revision {path.parent.name} (mteb {doc.get('mteb_version')})"]
@@ -185,27 +208,101 @@ register_format(
 )
 
 
+META = "model_meta.json"
+
+
 def sniff_model_meta(path: Path, head: bytes) -> bool:
-    return path.name == "model_meta.json" and b'"name"' in head and b'"revision"' in head
+    return path.name == META and b'"name"' in head and b'"revision"' in head
+
+
+def folder_preference(folder: Path) -> tuple:
+    """The sort key of a revision folder as a whole: :func:`revision_key` with the newest mteb version of its results."""
+    versions = [result_version(p) for p in folder.glob("*.json") if p.name != META and p.is_file()]
+    return revision_key(folder, max(versions, default=()))
+
+
+def chosen_meta(path: Path) -> Path:
+    """The preferred ``model_meta.json`` among its model's revision folders (:func:`folder_preference`)."""
+    copies = [p for p in path.parent.parent.glob(f"*/{META}") if p.is_file()]
+    return max([path, *copies], key=lambda p: folder_preference(p.parent))
+
+
+# SYSTEMS column -> the model_meta.json fields it is read from, first present wins (older files name two differently).
+META_FIELDS: dict[str, tuple[str, ...]] = {
+    "release_date": ("release_date",),
+    "n_parameters": ("n_parameters",),
+    "memory_usage_mb": ("memory_usage_mb", "memory_usage"),
+    "max_tokens": ("max_tokens",),
+    "embed_dim": ("embed_dim",),
+    "languages": ("languages",),
+    "license": ("license",),
+    "open_weights": ("open_weights", "open_source"),
+    "framework": ("framework",),
+    "reference": ("reference",),
+    "adapted_from": ("adapted_from",),
+}
+
+
+def meta_value(doc: dict, names: tuple[str, ...], listed: bool) -> object:
+    """The first of ``names`` that ``doc`` has: for a ``listed`` column a list of text (one text is a list of one);
+    else text (a JSON number as published, a boolean as JSON), where a list or object is unreadable ("")."""
+    value = next((doc[n] for n in names if n in doc), None)
+    if listed and value is not None:
+        return [str(v) for v in (value if isinstance(value, list) else [value]) if v is not None]
+    if isinstance(value, list | dict):
+        return ""
+    return json.dumps(value) if isinstance(value, bool) else value
+
+
+def typed_field(column: str) -> pl.Expr:
+    """The text of a metadata field as its :data:`SYSTEMS` type; null where it is not of that type."""
+    if SYSTEMS[column] == pl.Boolean:
+        return pl.col(column).replace_strict({"true": True, "false": False}, default=None, return_dtype=pl.Boolean)
+    if SYSTEMS[column] == pl.String:
+        return pl.col(column).replace("", None)
+    return pl.col(column).cast(SYSTEMS[column], strict=False)
 
 
 def parse_model_meta(path: Path, benchmark: str | None) -> Parsed:
+    """The system metadata of ``model_meta.json`` (:data:`warehouse.schema.SYSTEMS`), no scores.
+
+    One row per (benchmark, system): of a model's several revision folders the one whose results the
+    revision rule prefers (:func:`folder_preference`); the others are skipped as superseded.  A field
+    whose value has another type than its column (``"n_parameters": "7B"``) is left null and said.
+    """
     doc = load_json(path, what="an MTEB model_meta.json")[1]
     if not isinstance(doc, dict):
         raise ParseError(path, "MTEB model_meta.json is not a JSON object")
-    raise NotScoresError(
-        path,
-        f"MTEB model metadata of {doc.get('name')!r} (revision {doc.get('revision')}: size, release date, "
-        "languages), not scores",
+    chosen = chosen_meta(path)
+    if chosen != path:
+        raise NotScoresError(
+            path,
+            f"superseded metadata of this model: {chosen.parent.name}/{META} is the one loaded (the revision "
+            "rule of the results: a run by the benchmark over an external one, then the newest mteb_version, "
+            "then the greater revision folder)",
+        )
+    text = pl.DataFrame(
+        {column: [meta_value(doc, names, SYSTEMS[column].is_nested())] for column, names in META_FIELDS.items()},
+        schema={c: SYSTEMS[c] if SYSTEMS[c].is_nested() else pl.String() for c in META_FIELDS},
     )
+    typed = text.select(typed_field(c) for c in META_FIELDS)
+    unreadable = [c for c in META_FIELDS if typed[c].null_count() > text[c].null_count()]
+    systems = typed.with_columns(
+        benchmark=pl.lit(benchmark or BENCHMARK), system=pl.lit(system_of(path)), revision=pl.lit(path.parent.name),
+    )
+    problems = [f"model metadata of {system_of(path)!r}, revision {path.parent.name}"]
+    if unreadable:
+        problems.append(f"field(s) {unreadable} left null: their values are not of the field's type")
+    return Parsed(rows_frame(benchmark or BENCHMARK, [], [], None, [], [], None), tuple(problems), systems)
 
 
 register_format(
     Format(
         name="mteb-model-meta",
-        parser_version=1,
+        parser_version=2,
         sniff=sniff_model_meta,
         parse=parse_model_meta,
-        description="MTEB model_meta.json beside the results: recognised and skipped (metadata, not scores)",
+        description="MTEB model_meta.json beside the results: the model's metadata (the systems view)",
+        folder_levels=2,
     )
 )

@@ -98,11 +98,11 @@ def split_lines(
     )
 
 
-def record_starts(path: Path, text: str) -> pl.DataFrame:
+def record_starts(path: Path, text: str, separator: str = ",") -> pl.DataFrame:
     """Per CSV record: the ``line`` it starts on and its number of ``fields``.
 
     A line continues the previous record while an odd number of quotes has
-    been opened; quoted fields are then removed and the commas left counted.
+    been opened; quoted fields are then removed and the separators left counted.
     """
     frame = lines_frame(text).with_columns(
         quotes=pl.col("text").str.count_matches('"', literal=True)
@@ -127,18 +127,18 @@ def record_starts(path: Path, text: str) -> pl.DataFrame:
     return records.select(
         "line",
         "text",
-        fields=pl.col("bare").str.count_matches(",", literal=True) + 1,
+        fields=pl.col("bare").str.count_matches(separator, literal=True) + 1,
     )
 
 
-def strict_csv_records(path: Path, text: str) -> Iterator[tuple[list[str], int]]:
+def strict_csv_records(path: Path, text: str, separator: str = ",") -> Iterator[tuple[list[str], int]]:
     """Each record of ``text`` as the standard library's strict reader splits it, with the line it ends on.
 
     A reader error is a ParseError at the line where the failing record starts:
     the reader notices an unterminated quote only at the end of the file and an
     over-long field only where it passes the limit, both lines after the cause.
     """
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
     end = 0  # the line the last complete record ends on
     try:
         for record in reader:
@@ -153,26 +153,26 @@ def strict_csv_records(path: Path, text: str) -> Iterator[tuple[list[str], int]]
         ) from None
 
 
-def check_quoting(path: Path, text: str) -> None:
+def check_quoting(path: Path, text: str, separator: str = ",") -> None:
     """ParseError at the record holding the first malformed quote (e.g. a closing quote followed by more text).
 
     Readers disagree on how to recover from such quoting, so no reading of it is
     trusted; the standard library's strict reader finds it.
     """
-    for _ in strict_csv_records(path, text):
+    for _ in strict_csv_records(path, text, separator):
         pass
 
 
-def read_csv_records(path: Path, text: str) -> pl.DataFrame:
-    """A comma-separated file with a header, every cell as String, plus ``line``.
+def read_csv_records(path: Path, text: str, separator: str = ",") -> pl.DataFrame:
+    """A ``separator``-separated file (CSV, or TSV with a tab) with a header, every cell as String, plus ``line``.
 
     Empty cells are null (the dumps mark missing scores by leaving them
     empty).  Header names must be unique and non-empty except a leading index
     column; blank lines and ragged records are ParseErrors.
     """
     if '"' in text:
-        check_quoting(path, text)
-    records = record_starts(path, text)
+        check_quoting(path, text, separator)
+    records = record_starts(path, text, separator)
     if records.height == 0:
         raise ParseError(path, "empty file: no header line")
     blank = records.filter(pl.col("text").str.strip_chars().str.len_chars() == 0)
@@ -189,6 +189,7 @@ def read_csv_records(path: Path, text: str) -> pl.DataFrame:
         frame = pl.read_csv(
             text.encode("utf-8"),
             has_header=True,
+            separator=separator,
             infer_schema=False,
             quote_char='"',
             raise_if_empty=False,

@@ -1,0 +1,260 @@
+"""Any table a user brings, read by the columns the user names (format ``user-table``).
+
+No file is detected as this format: it is chosen by naming the columns on the
+command line (``scorehouse ingest FILE --benchmark B --system COL ...``), and
+the parser receives those names as a mapping role -> source column
+(:data:`ROLES`).  Two shapes:
+
+**Long**, ``score`` given: one score per row.
+    ``system``   the column naming the system (required);
+    ``task``     the column naming the task; absent: one task named after the
+                 file (its name without ``.csv``/``.tsv``/``.jsonl``/``.parquet``/``.gz``);
+    ``metric``   the column naming the metric; absent: one metric ``score``;
+    ``instance`` the column naming the instance (item, segment): given, the
+                 scores are instance-level, else task-level;
+    ``score``    the column holding the score.
+
+**Wide**, ``score_columns`` given: a glob (``*``, ``?``, ``[...]``) over the
+column names; every matching column (other than the named ones) holds scores,
+and its name fills whichever of task and metric no column names: the task
+when neither ``task`` nor ``metric`` is given (metric ``score``) or when
+``metric`` is, the metric when ``task`` is.  Naming both leaves no place for
+the column's name and is refused.
+
+File types, by extension: ``.csv``, ``.tsv`` (both optionally ``.gz``, read
+strictly with the line of every record, :mod:`transforms.parsers.text`),
+``.jsonl``/``.ndjson`` (one JSON object per line, values kept as published
+text) and ``.parquet`` (typed: numeric score columns stay numbers, no lines).
+
+Every cell becomes a row; validation (:mod:`transforms.validate`) quarantines
+what cannot be used, as for every format (non-numeric scores, empty system,
+task or metric names, duplicate and conflicting keys).  The parser itself
+flags, with a reason, an instance-level row whose instance cell is empty
+(it would otherwise land as a task-level score).  Options that do not fit the
+file (a named column it lacks, a glob matching none, an unknown extension)
+raise :class:`TableOptionsError` naming the file, the column and the columns
+that exist.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import polars as pl
+
+from transforms.catalog import glob_regex
+from transforms.parsers import read_head, register_format
+from transforms.parsers.base import Format, Parsed, ParseError
+from transforms.parsers.text import lines_frame, read_csv_records, read_text
+from warehouse.schema import PARSER_REASON
+
+# The roles a user names columns for, each with its command-line option.
+ROLES: dict[str, str] = {
+    "system": "--system",
+    "task": "--task",
+    "metric": "--metric",
+    "instance": "--instance",
+    "score": "--score",
+    "score_columns": "--score-columns",
+}
+DEFAULT_METRIC = "score"
+LINE = "_scorehouse_line"  # the source line of a row, under a name no user column has
+EMPTY_INSTANCE = "empty instance name"
+
+# File type by extension (after a final ``.gz``): the delimiter of text tables, or the reader's name.
+TABLE_TYPES: dict[str, str] = {".csv": ",", ".tsv": "\t", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
+
+
+class TableOptionsError(ParseError):
+    """The column options do not fit the file: the user's options are wrong (a usage error), not the file."""
+
+
+def check_options(columns: dict[str, str]) -> None:
+    """ValueError saying what is wrong with a mapping of roles, before any file is read."""
+    unknown = sorted(set(columns) - set(ROLES))
+    if unknown:
+        raise ValueError(f"unknown column role(s) {unknown}; roles are {', '.join(ROLES)}")
+    if "system" not in columns:
+        raise ValueError("name the column of the systems with --system")
+    if ("score" in columns) == ("score_columns" in columns):
+        raise ValueError("name the score column with --score (one score per row) or the score columns with "
+                         "--score-columns GLOB (a wide table), one of the two")
+    if "score_columns" in columns and "task" in columns and "metric" in columns:
+        raise ValueError("with --score-columns give at most one of --task and --metric: the name of each score "
+                         "column is the other")
+    named = [c for role, c in columns.items() if role != "score_columns"]
+    repeated = sorted({c for c in named if named.count(c) > 1})
+    if repeated:
+        raise ValueError(f"column(s) {repeated} named for two roles; each role needs its own column")
+
+
+def table_type(path: Path) -> str:
+    """The delimiter or reader of ``path`` from its extension; TableOptionsError for another extension."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes[-1:] == [".gz"] and len(suffixes) > 1:
+        suffixes.pop()
+    kind = TABLE_TYPES.get(suffixes[-1] if suffixes else "")
+    if kind is None or (kind == "parquet" and path.suffix.lower() == ".gz"):
+        raise TableOptionsError(
+            path, "cannot tell the table type from the file's extension; name it .csv, .tsv, .jsonl or .parquet "
+            "(.csv, .tsv and .jsonl may be gzip'd: .csv.gz)",
+        )
+    return kind
+
+
+def task_of_file(path: Path) -> str:
+    """The task of a table without a task column: its file name without the table extensions."""
+    name = path.name
+    for suffix in (".gz", *TABLE_TYPES):
+        name = name.removesuffix(suffix) if name.lower().endswith(suffix) else name
+    return name
+
+
+def header_of(path: Path) -> list[str]:
+    """The column names of ``path`` without reading its rows where the type allows (for checking options early)."""
+    kind = table_type(path)
+    if kind == "parquet":
+        return list(parquet_schema(path))
+    if kind == "jsonl":
+        return read_jsonl(path).drop(LINE).columns
+    first = read_head(path).decode("utf-8", "replace").lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    return next(csv.reader([first], delimiter=kind), [])
+
+
+def score_columns(path: Path, header: list[str], columns: dict[str, str]) -> list[str]:
+    """The columns holding scores: the ``score`` column, or those the ``score_columns`` glob matches.
+
+    TableOptionsError naming the file, the option and the columns that exist when a named
+    column is absent or the glob matches none.
+    """
+    def missing(what: str) -> TableOptionsError:
+        return TableOptionsError(path, f"{what} not in {path.name}; columns are: {', '.join(header)}")
+
+    for role, column in columns.items():
+        if role != "score_columns" and column not in header:
+            raise missing(f"column {column!r} ({ROLES[role]})")
+    if "score" in columns:
+        return [columns["score"]]
+    named = {c for role, c in columns.items() if role != "score_columns"}
+    pattern = re.compile(glob_regex(columns["score_columns"]))
+    matched = [c for c in header if pattern.match(c) and c not in named]
+    if not matched:
+        raise missing(f"no column matching {ROLES['score_columns']} {columns['score_columns']!r} is")
+    return matched
+
+
+def check_table(path: Path, columns: dict[str, str]) -> None:
+    """TableOptionsError when ``columns`` does not fit the file at ``path`` (its type, its header)."""
+    score_columns(path, header_of(path), columns)
+
+
+def parquet_schema(path: Path) -> dict[str, pl.DataType]:
+    try:
+        return dict(pl.read_parquet_schema(path))
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise ParseError(path, f"not a readable Parquet file (truncated or corrupt?): {error}; re-export it") from None
+
+
+def read_jsonl(path: Path) -> pl.DataFrame:
+    """One JSON object per non-blank line, every value as its JSON text (strings as themselves), plus ``line``."""
+    lines = lines_frame(read_text(path)).filter(pl.col("text").str.strip_chars() != "")
+    if lines.height == 0:
+        raise ParseError(path, "empty file: no JSON object")
+    data = "\n".join(lines.get_column("text")).encode("utf-8")
+    try:
+        inferred = pl.read_ndjson(data, infer_schema_length=None)
+        frame = pl.read_ndjson(data, schema=dict.fromkeys(inferred.columns, pl.String()))
+    except pl.exceptions.PolarsError as error:
+        raise ParseError(path, f"not JSON Lines (one JSON object per line): {error}") from None
+    nested = [c for c, dtype in inferred.schema.items() if dtype.is_nested()]
+    if nested:
+        raise ParseError(path, f"column(s) {nested} hold lists or objects; a table's cells must be numbers or text")
+    return frame.with_columns(lines.get_column("line").alias(LINE))
+
+
+def read_table(path: Path) -> pl.DataFrame:
+    """The table at ``path`` with :data:`LINE` (null for Parquet); text cells as String, Parquet columns typed."""
+    kind = table_type(path)
+    if kind == "jsonl":
+        return read_jsonl(path)
+    if kind == "parquet":
+        schema = parquet_schema(path)
+        nested = [c for c, dtype in schema.items() if dtype.is_nested()]
+        if nested:
+            raise ParseError(path, f"column(s) {nested} hold lists or structs; a table's cells must be numbers or text")
+        return pl.read_parquet(path).with_columns(pl.lit(None, dtype=pl.Int64).alias(LINE))
+    if "line" in header_of(path):  # the shared CSV reader keeps each record's line under that name
+        raise ParseError(path, "a column named 'line' cannot be read from a CSV or TSV table; rename it", 1)
+    return read_csv_records(path, read_text(path), kind).rename({"line": LINE})
+
+
+def value_columns(frame: pl.DataFrame, names: list[str]) -> list[pl.Expr]:
+    """The score columns as one dtype: Float64 when every one is numeric (typed Parquet), else text to validate."""
+    numeric = all(frame.schema[c].is_numeric() for c in names)
+    return [pl.col(c).cast(pl.Float64 if numeric else pl.String) for c in names]
+
+
+def parse_table(path: Path, benchmark: str | None, columns: dict[str, str]) -> Parsed:
+    """The rows of the user's table at ``path`` read by ``columns`` (role -> source column, module docstring)."""
+    try:
+        check_options(columns)
+    except ValueError as error:
+        raise TableOptionsError(path, str(error)) from None
+    if benchmark is None:
+        raise TableOptionsError(path, "a table read by its columns needs --benchmark to name its benchmark")
+    frame = read_table(path)
+    header = [c for c in frame.columns if c != LINE]
+    scores = score_columns(path, header, columns)
+    text = {role: pl.col(c).cast(pl.String) for role, c in columns.items() if role not in ("score", "score_columns")}
+    wide_names = "metric" if "task" in columns else "task"
+    # Keys travel in one struct and scores under positional names, so no header collides with them.
+    positional = {f"_score{i}": name for i, name in enumerate(scores)}
+    keys = pl.struct(
+        system=text["system"],
+        task=text.get("task", pl.lit(task_of_file(path))),
+        metric=text.get("metric", pl.lit(DEFAULT_METRIC)),
+        instance=text.get("instance", pl.lit(None, dtype=pl.String)),
+        line=pl.col(LINE),
+    )
+    rows = (
+        frame.select(keys.alias("_key"), *(e.alias(p) for e, p in zip(value_columns(frame, scores), positional, strict=True)))
+        .unpivot(index="_key", on=list(positional), variable_name="_column", value_name="value")
+        .unnest("_key")
+        .with_columns(pl.col("_column").replace_strict(positional, return_dtype=pl.String))
+    )
+    if "score_columns" in columns:
+        rows = rows.with_columns(pl.col("_column").alias(wide_names))
+    blank_instance = pl.col("instance").is_null() | (pl.col("instance").str.strip_chars() == "")
+    rows = rows.with_columns(
+        benchmark=pl.lit(benchmark),
+        **{PARSER_REASON: pl.when(blank_instance).then(pl.lit(EMPTY_INSTANCE)) if "instance" in columns
+           else pl.lit(None, dtype=pl.String)},
+    ).drop("_column")
+    if rows.get_column("line").null_count() < rows.height:
+        rows = rows.sort("line", maintain_order=True)
+    level = "instance" if "instance" in columns else "task"
+    shape = f"wide: {len(scores)} score column(s), each a {wide_names}" if "score_columns" in columns else "long"
+    return Parsed(rows, (f"read by the columns {json.dumps(columns, sort_keys=True)} ({shape}; {level} level)",))
+
+
+def needs_columns(path: Path, benchmark: str | None) -> Parsed:
+    raise TableOptionsError(
+        path, "format user-table reads a table by the columns you name: give --system and --score (or --score-columns)",
+    )
+
+
+USER_TABLE = register_format(
+    Format(
+        name="user-table",
+        parser_version=1,
+        sniff=lambda path, head: False,  # chosen by naming columns, never detected
+        parse=needs_columns,
+        parse_mapped=parse_table,
+        description="any CSV/TSV/JSON Lines/Parquet table read by the columns named with --system, --task, "
+        "--metric, --instance, --score or --score-columns",
+    )
+)
+
