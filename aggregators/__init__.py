@@ -21,6 +21,7 @@ from typing import Any
 PUBLIC = {
     **dict.fromkeys(("Battles", "battle_counts", "battle_games", "build_battles"), "battles"),
     **dict.fromkeys(("aggregate_battles", "battle_methods"), "battle_ranking"),
+    "bootstrap_battles": "battle_bootstrap",
     "bootstrap": "bootstrapping",
     "pairwise_probabilities": "borda_partial",
     **dict.fromkeys(

@@ -111,7 +111,9 @@ class BattlesForm:
     method's parameters, every one of them given (the method's defaults,
     overridden by ``defaults``, then by the caller's).  ``through`` says what
     of the battles it uses: ``"counts"`` (the pairwise counts alone) or
-    ``"sequence"`` (the battles in play order).  ``defaults`` are parameter
+    ``"sequence"`` (the battles in play order); a form through the counts
+    needs the method's ``from_counts``, which its bootstrap refits on batches of
+    resampled counts.  ``defaults`` are parameter
     defaults that differ for battles (Elo: ``shuffle=False``, the order of
     battles is real).
     """
@@ -247,6 +249,8 @@ def register(
             raise ValueError(f"the battles form of {name!r} names parameters the method does not take")
         if battles is not None and battles.through not in BATTLE_INPUTS:
             raise ValueError(f"the battles form of {name!r} goes through one of {BATTLE_INPUTS}, got {battles.through!r}")
+        if battles is not None and battles.through == "counts" and from_counts is None:
+            raise ValueError(f"the battles form of {name!r} goes through the counts, so {name!r} needs from_counts")
         REGISTRY.add(
             MethodInfo(
                 name=name,

@@ -12,6 +12,8 @@ from aggregators import (
     REGISTRY,
     aggregate_battles,
     battle_counts,
+    bootstrap,
+    bootstrap_battles,
     battle_games,
     battle_methods,
     build_battles,
@@ -160,3 +162,38 @@ def test_battles_play_in_order_by_default_and_parameters_pass_through():
 def test_trueskill_refuses_weighted_battles():
     with pytest.raises(InvalidBattlesError, match="counts every battle once"):
         aggregate_battles("trueskill", random_battles(1, weights=True))
+
+
+def test_bootstrap_of_battles_matches_the_voter_bootstrap_of_one_voter_per_battle():
+    """Drawing (pair, outcome) cells is drawing battles with replacement: the same intervals up to Monte Carlo error."""
+    table = random_battles(11, n_battles=150, n_systems=4)
+    ours = bootstrap_battles("bradley_terry", table, n_resamples=1500, seed=1).sort("system")
+    ballots = bootstrap("bradley_terry", ballots_of(table), n_resamples=1500, seed=2).sort("system")
+    np.testing.assert_allclose(ours["score"], ballots["score"], rtol=1e-9)
+    spread = (ballots["score_high"] - ballots["score_low"]).to_numpy()
+    for column in ("score_low", "score_high"):
+        np.testing.assert_allclose(ours[column], ballots[column], atol=0.1 * spread.max())
+    assert ours["rank"].to_list() == ballots["rank"].to_list()
+
+
+def test_bootstrap_of_a_sequence_replays_resampled_battles_in_play_order():
+    """Elo's resamples keep play order: the percentile interval of a hand loop over the same draws."""
+    table = random_battles(5, n_battles=40, n_systems=3, tstamp=True)
+    ours = bootstrap_battles("elo", table, n_resamples=20, seed=3, level=0.5).sort("system")
+    order = play_order(table)
+    rng = np.random.default_rng(3)
+    finals = []
+    for _ in range(20):
+        rows = [order[i] for i in np.sort(rng.integers(0, len(order), len(order)))]
+        rating = dict.fromkeys(sorted(set(table["model_a"]) | set(table["model_b"])), 1500.0)
+        for i in rows:
+            row = table.row(i, named=True)
+            a, b = row["model_a"], row["model_b"]
+            score = {"model_a": 1.0, "model_b": 0.0}.get(row["winner"], 0.5)
+            delta = 20.0 * (score - 1.0 / (1.0 + 10.0 ** ((rating[b] - rating[a]) / 400.0)))
+            rating[a] += delta
+            rating[b] -= delta
+        finals.append([rating[s] for s in sorted(rating)])
+    low, high = np.quantile(np.array(finals), [0.25, 0.75], axis=0)
+    np.testing.assert_allclose(ours["score_low"], low, rtol=1e-12)
+    np.testing.assert_allclose(ours["score_high"], high, rtol=1e-12)
