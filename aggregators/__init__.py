@@ -22,6 +22,7 @@ PUBLIC = {
     **dict.fromkeys(("Battles", "battle_counts", "battle_games", "build_battles"), "battles"),
     **dict.fromkeys(("aggregate_battles", "battle_methods"), "battle_ranking"),
     "bootstrap_battles": "battle_bootstrap",
+    **dict.fromkeys(("arena_leaderboard", "arena_matrices"), "arena"),
     "bootstrap": "bootstrapping",
     "pairwise_probabilities": "borda_partial",
     **dict.fromkeys(

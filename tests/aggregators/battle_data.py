@@ -51,3 +51,16 @@ def ballots_of(frame: pl.DataFrame, *, drop_bothbad: bool = False) -> pl.DataFra
         rows.append((voter, battle["model_a"], score_a, weight))
         rows.append((voter, battle["model_b"], 1.0 - score_a, weight))
     return pl.DataFrame(rows, schema=["voter", "system", "score", "weight"], orient="row")
+
+
+def hand_elo(frame: pl.DataFrame, rows: list[int], *, k: float = 20.0, initial: float = 1500.0) -> dict[str, float]:
+    """Elo by hand over the battles at ``rows``, in that order (scale 400)."""
+    rating = dict.fromkeys(sorted(set(frame["model_a"]) | set(frame["model_b"])), initial)
+    for i in rows:
+        row = frame.row(i, named=True)
+        a, b = row["model_a"], row["model_b"]
+        score = {"model_a": 1.0, "model_b": 0.0}.get(row["winner"], 0.5)
+        delta = k * (score - 1.0 / (1.0 + 10.0 ** ((rating[b] - rating[a]) / 400.0)))
+        rating[a] += delta
+        rating[b] -= delta
+    return rating

@@ -22,7 +22,7 @@ from aggregators import (
 from aggregators.pairwise import pair_counts
 from aggregators.profile import build_profile
 from aggregators.registry import BattlesForm, register
-from tests.aggregators.battle_data import ballots_of, play_order, random_battles
+from tests.aggregators.battle_data import ballots_of, hand_elo, play_order, random_battles
 
 
 def frame(*rows, **extra):
@@ -145,14 +145,7 @@ def test_battles_play_in_order_by_default_and_parameters_pass_through():
     table = random_battles(7, tstamp=True)
     result = aggregate_battles("elo", table, {"k": 32.0, "initial": 1000.0})
     assert result.params["shuffle"] is False and result.params["k"] == 32.0
-    rating = dict.fromkeys(sorted(set(table["model_a"]) | set(table["model_b"])), 1000.0)
-    for i in play_order(table):  # Elo by hand, in time-stamp order
-        row = table.row(i, named=True)
-        a, b = row["model_a"], row["model_b"]
-        score = {"model_a": 1.0, "model_b": 0.0}.get(row["winner"], 0.5)
-        delta = 32.0 * (score - 1.0 / (1.0 + 10.0 ** ((rating[b] - rating[a]) / 400.0)))
-        rating[a] += delta
-        rating[b] -= delta
+    rating = hand_elo(table, play_order(table), k=32.0, initial=1000.0)  # in time-stamp order
     got = dict(result.ranking.select("system", "score").iter_rows())
     assert got == pytest.approx(rating, abs=1e-9)
     with pytest.raises(InvalidParameterError, match="takes no parameter 'delta'"):
@@ -184,15 +177,7 @@ def test_bootstrap_of_a_sequence_replays_resampled_battles_in_play_order():
     rng = np.random.default_rng(3)
     finals = []
     for _ in range(20):
-        rows = [order[i] for i in np.sort(rng.integers(0, len(order), len(order)))]
-        rating = dict.fromkeys(sorted(set(table["model_a"]) | set(table["model_b"])), 1500.0)
-        for i in rows:
-            row = table.row(i, named=True)
-            a, b = row["model_a"], row["model_b"]
-            score = {"model_a": 1.0, "model_b": 0.0}.get(row["winner"], 0.5)
-            delta = 20.0 * (score - 1.0 / (1.0 + 10.0 ** ((rating[b] - rating[a]) / 400.0)))
-            rating[a] += delta
-            rating[b] -= delta
+        rating = hand_elo(table, [order[i] for i in np.sort(rng.integers(0, len(order), len(order)))])
         finals.append([rating[s] for s in sorted(rating)])
     low, high = np.quantile(np.array(finals), [0.25, 0.75], axis=0)
     np.testing.assert_allclose(ours["score_low"], low, rtol=1e-12)
