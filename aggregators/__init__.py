@@ -23,6 +23,7 @@ PUBLIC = {
     **dict.fromkeys(("aggregate_battles", "battle_methods"), "battle_ranking"),
     "bootstrap_battles": "battle_bootstrap",
     **dict.fromkeys(("arena_leaderboard", "arena_matrices"), "arena"),
+    **dict.fromkeys(("paired_tests_battles", "pairwise_confidence_battles"), "battle_tables"),
     "bootstrap": "bootstrapping",
     "pairwise_probabilities": "borda_partial",
     **dict.fromkeys(
