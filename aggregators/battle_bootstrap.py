@@ -58,17 +58,17 @@ def _counts_resamples(
     slot = np.full((n, n), -1)
     slot[a, b] = np.arange(a.size)
     where = slot[first, second]
+    # occupied cells come in pair order, so each pair's cells are one run: summed with reduceat
+    runs = np.flatnonzero(np.r_[True, where[1:] != where[:-1]])
     scores, notes = [], []
     for start in range(0, n_resamples, RESAMPLES_PER_BATCH):  # a loop over batches of resamples
         size = min(RESAMPLES_PER_BATCH, n_resamples - start)
         drawn = rng.multinomial(battles.size, count / battles.size, size=size)
         per_outcome = np.zeros((size, a.size, 3))
         per_outcome[:, where, outcome] = drawn * weight
-        played = np.zeros((size, a.size))
-        np.add.at(played, (slice(None), where), drawn)  # a few cells per pair: add them up
         voters = np.zeros((size, n, n), dtype=np.int64)
-        voters[:, a, b] = played
-        voters[:, b, a] = played
+        voters[:, first[runs], second[runs]] = np.add.reduceat(drawn, runs, axis=1)
+        voters[:, second[runs], first[runs]] = voters[:, first[runs], second[runs]]
         output = method_info(name).from_counts(outcome_counts(battles.systems, a, b, per_outcome, voters), **params)
         scores.append(np.asarray(output.scores if isinstance(output, Scored) else output, dtype=float))
         notes.extend(output.notes if isinstance(output, Scored) else ())
