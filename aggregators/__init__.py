@@ -19,6 +19,11 @@ from typing import Any
 
 # Public name -> the module that defines it.
 PUBLIC = {
+    **dict.fromkeys(("Battles", "battle_counts", "battle_games", "build_battles"), "battles"),
+    **dict.fromkeys(("aggregate_battles", "battle_methods"), "battle_ranking"),
+    "bootstrap_battles": "battle_bootstrap",
+    **dict.fromkeys(("arena_leaderboard", "arena_matrices"), "arena"),
+    **dict.fromkeys(("paired_tests_battles", "pairwise_confidence_battles"), "battle_tables"),
     "bootstrap": "bootstrapping",
     "pairwise_probabilities": "borda_partial",
     **dict.fromkeys(
@@ -28,7 +33,7 @@ PUBLIC = {
     ),
     **dict.fromkeys(("CondorcetWeighting", "condorcet_weights", "prospective_winners"), "condorcet_weighting"),
     **dict.fromkeys(
-        ("AggregationError", "InvalidBallotsError", "InvalidParameterError", "MissingScoresError",
+        ("AggregationError", "InvalidBallotsError", "InvalidBattlesError", "InvalidParameterError", "MissingScoresError",
          "NonPositiveScoresError", "UnknownMethodError"),
         "errors",
     ),
@@ -39,7 +44,7 @@ PUBLIC = {
     "Profile": "profile",
     "build_profile": "profile",
     "ranking_table": "ranking",
-    **dict.fromkeys(("REGISTRY", "MethodInfo", "PartitionForm", "Scored", "partition_form", "register"), "registry"),
+    **dict.fromkeys(("REGISTRY", "BattlesForm", "MethodInfo", "PartitionForm", "Scored", "partition_form", "register"), "registry"),
 }
 
 __all__ = sorted(PUBLIC)

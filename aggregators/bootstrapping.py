@@ -88,11 +88,19 @@ def _counts_by_pairs(counts: PairCounts, n_resamples: int, rng: np.random.Genera
         # Draw voter counts, then restore the pair's weighted total.
         scale = np.where(trials > 0, total / trials, 0.0)
     drawn = rng.multinomial(trials, proportions, size=(n_resamples, a.size)) * scale[:, None]
-    wins = np.zeros((n_resamples, n, n))
-    ties = np.zeros((n_resamples, n, n))
+    return outcome_counts(counts.systems, a, b, drawn, np.broadcast_to(counts.voters, (n_resamples, n, n)))
+
+
+def outcome_counts(
+    systems: tuple[str, ...], a: np.ndarray, b: np.ndarray, drawn: np.ndarray, voters: np.ndarray
+) -> PairCounts:
+    """Resampled counts from ``drawn[r, p]``: the (a wins, tie, b wins) weights of pair ``(a[p], b[p])``."""
+    n = len(systems)
+    wins = np.zeros((drawn.shape[0], n, n))
+    ties = np.zeros((drawn.shape[0], n, n))
     wins[:, a, b], ties[:, a, b], wins[:, b, a] = drawn[..., 0], drawn[..., 1], drawn[..., 2]
     ties[:, b, a] = ties[:, a, b]
-    return PairCounts(counts.systems, wins, ties, np.broadcast_to(counts.voters, wins.shape))
+    return PairCounts(systems, wins, ties, voters)
 
 
 def _voter_draws(profile: Profile, n_resamples: int, within_groups: bool, rng: np.random.Generator) -> np.ndarray:
@@ -180,10 +188,7 @@ def bootstrap(
     """
     info = method_info(name)
     check_parameters(info, params)
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2:
-        raise InvalidParameterError(f"bootstrap: 'n_resamples' must be an integer >= 2, got {n_resamples!r}")
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise InvalidParameterError(f"bootstrap: 'level' must be in (0, 1), got {level!r}")
+    check_resampling(n_resamples, level)
     if resample not in RESAMPLING:
         raise InvalidParameterError(f"bootstrap: 'resample' must be one of {RESAMPLING}, got {resample!r}")
     if resample == "pairs" and (info.from_counts is None or two_step):
@@ -204,18 +209,40 @@ def bootstrap(
     resampled = _resampled_scores(
         info, profile, params, n_resamples=n_resamples, resample=resample, two_step=two_step, across=across, rng=rng
     )
-    for note in dict.fromkeys(point.notes + resampled.notes):
-        warnings.warn(f"bootstrap of {name!r}: {note}", RuntimeWarning, stacklevel=2)
+    return interval_table(name, profile.systems, point, resampled, level)
+
+
+def check_resampling(n_resamples: int, level: float) -> None:
+    """Raise :class:`InvalidParameterError` unless ``n_resamples >= 2`` and ``0 < level < 1``."""
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2:
+        raise InvalidParameterError(f"bootstrap: 'n_resamples' must be an integer >= 2, got {n_resamples!r}")
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise InvalidParameterError(f"bootstrap: 'level' must be in (0, 1), got {level!r}")
+
+
+def score_intervals(resampled: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile intervals at ``level`` of every column of ``resampled`` (resamples x systems)."""
     tail = (1.0 - level) / 2.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # systems no resample could score stay NaN
-        low, high = np.nanquantile(resampled.scores, [tail, 1.0 - tail], axis=0)
+        low, high = np.nanquantile(resampled, [tail, 1.0 - tail], axis=0)
+    return low, high
+
+
+def interval_table(
+    name: str, systems: tuple[str, ...], point: Scored, resampled: Scored, level: float
+) -> pl.DataFrame:
+    """The point ranking with score and rank intervals (see :func:`bootstrap`); notes become warnings."""
+    for note in dict.fromkeys(point.notes + resampled.notes):
+        warnings.warn(f"bootstrap of {name!r}: {note}", RuntimeWarning, stacklevel=3)
+    tail = (1.0 - level) / 2.0
+    low, high = score_intervals(resampled.scores, level)
     ranks = np.array([tie_classes(row) for row in resampled.scores])  # a loop over resamples
     best = np.quantile(ranks, tail, axis=0, method="lower").astype(np.int64)
     worst = np.quantile(ranks, 1.0 - tail, axis=0, method="higher").astype(np.int64)
     intervals = pl.DataFrame(
         {
-            "system": list(profile.systems),
+            "system": list(systems),
             "score_low": low,
             "score_high": high,
             "rank_best": best,
@@ -223,4 +250,4 @@ def bootstrap(
             "tie_group": tie_groups(best, worst),
         }
     )
-    return ranking_table(profile.systems, point.scores).join(intervals, on="system").sort("rank", "system")
+    return ranking_table(systems, point.scores).join(intervals, on="system").sort("rank", "system")

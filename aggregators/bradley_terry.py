@@ -38,6 +38,9 @@ The score is the log-strength, centred to mean zero (per component).
 Partition form: the counts of :func:`aggregators.pairwise.count_pairs` add up
 over disjoint sets of voters, so a benchmark is counted partition by
 partition and fitted once by :func:`bradley_terry_counts`.
+
+Battles form: the counts of pairwise battles (:func:`aggregators.battles.battle_counts`),
+fitted by :func:`bradley_terry_counts`.
 """
 
 from __future__ import annotations
@@ -49,12 +52,13 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 
+from aggregators.battles import Battles, battle_counts
 from aggregators.errors import InvalidParameterError
 from aggregators.pairwise import PairCounts, count_pairs, pair_counts
 from aggregators.parameters import check_range
 from aggregators.partial import Partial, Voters
 from aggregators.profile import Profile
-from aggregators.registry import PartitionForm, Scored, register
+from aggregators.registry import BattlesForm, PartitionForm, Scored, register
 
 NAME = "bradley_terry"
 
@@ -212,6 +216,10 @@ def _finish_counts(partial: Partial, params: Mapping[str, Any], two_step: bool) 
     return bradley_terry_counts(counts, **params)
 
 
+def _fit_battles(battles: Battles, params: Mapping[str, Any]) -> Scored:
+    return bradley_terry_counts(battle_counts(battles), **params)
+
+
 @register(
     NAME,
     view="pairwise",
@@ -228,6 +236,7 @@ def _finish_counts(partial: Partial, params: Mapping[str, Any], two_step: bool) 
         finish=_finish_counts,
         parameters={"prior": None, "tol": None, "max_iter": None, "disconnected": None},
     ),
+    battles=BattlesForm(fit=_fit_battles, through="counts"),
 )
 def bradley_terry(
     profile: Profile, *, prior: float = 0.5, tol: float = 1e-9, max_iter: int = 10_000,

@@ -15,17 +15,25 @@ of the natural order), and the ratings after ``permutations`` such orders are
 averaged to reduce that dependence.  ``shuffle=False`` plays them in the natural order (voter by
 voter, pairs in system order).  A voter's weight scales the ``k`` of its games
 (relative to the mean voter weight, so equal weights change nothing).
+
+Battles form: the battles in play order (:func:`aggregators.battles.battle_games`),
+not shuffled by default (``shuffle=False``): their order is real, so the ratings
+are the arena's online Elo; a battle's weight scales its ``k`` the same way.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
+from aggregators.battles import Battles, battle_games
 from aggregators.errors import InvalidParameterError
 from aggregators.pairwise import Games, games
-from aggregators.profile import Profile
 from aggregators.parameters import check_range
-from aggregators.registry import register
+from aggregators.profile import Profile
+from aggregators.registry import BattlesForm, Scored, register
 
 NAME = "elo"
 
@@ -56,13 +64,47 @@ def check_order(method: str, shuffle: bool, permutations: int) -> None:
         )
 
 
-def orders(profile: Profile, *, shuffle: bool, permutations: int, seed: int) -> list[Games]:
-    """The game sequences to play: the natural one, or ``permutations`` seeded shuffles."""
-    sequence = games(profile)
+def orders(sequence: Games, *, shuffle: bool, permutations: int, seed: int) -> list[Games]:
+    """The game sequences to play: ``sequence`` as it is, or ``permutations`` seeded shuffles of it."""
     if not shuffle:
         return [sequence]
     rng = np.random.default_rng(seed)
     return [sequence.shuffled(rng) for _ in range(permutations)]
+
+
+def ratings(
+    sequence: Games,
+    n: int,
+    mean_weight: float,
+    *,
+    k: float,
+    scale: float,
+    initial: float,
+    shuffle: bool,
+    permutations: int,
+    seed: int,
+) -> np.ndarray:
+    """Elo ratings of ``n`` systems after ``sequence``, averaged over its orders (:func:`orders`).
+
+    ``mean_weight`` is the mean weight of the voters (or battles) the games
+    come from: a game's ``k`` is ``k`` times its weight relative to it.
+    """
+    check_range(NAME, "k", k, low=0.0)
+    check_range(NAME, "scale", scale, low=0.0)
+    if scale == 0:
+        raise InvalidParameterError(f"method {NAME!r}: parameter 'scale' must be > 0, got {scale!r}")
+    check_range(NAME, "initial", initial)
+    check_order(NAME, shuffle, permutations)
+    relative_k = k / mean_weight if mean_weight > 0 else 0.0
+    played = [
+        play(order, n, k=relative_k, scale=scale, initial=initial)
+        for order in orders(sequence, shuffle=shuffle, permutations=permutations, seed=seed)
+    ]
+    return np.mean(played, axis=0)
+
+
+def _fit_battles(battles: Battles, params: Mapping[str, Any]) -> Scored:
+    return Scored(ratings(battle_games(battles), len(battles.systems), battles.weight.mean(), **params))
 
 
 @register(
@@ -76,6 +118,7 @@ def orders(profile: Profile, *, shuffle: bool, permutations: int, seed: int) -> 
     ),
     # Not anonymous nor neutral: the games are played in an order derived from the
     # voter and system names, and Elo's result depends on the order of the games.
+    battles=BattlesForm(fit=_fit_battles, through="sequence", defaults={"shuffle": False}),
 )
 def elo(
     profile: Profile,
@@ -88,17 +131,7 @@ def elo(
     seed: int = 0,
 ) -> np.ndarray:
     """Elo ratings after every pairwise game, averaged over ``permutations`` seeded game orders."""
-    check_range(NAME, "k", k, low=0.0)
-    check_range(NAME, "scale", scale, low=0.0)
-    if scale == 0:
-        raise InvalidParameterError(f"method {NAME!r}: parameter 'scale' must be > 0, got {scale!r}")
-    check_range(NAME, "initial", initial)
-    check_order(NAME, shuffle, permutations)
-    n = len(profile.systems)
-    mean_weight = profile.weights.mean()
-    relative_k = k / mean_weight if mean_weight > 0 else 0.0
-    ratings = [
-        play(sequence, n, k=relative_k, scale=scale, initial=initial)
-        for sequence in orders(profile, shuffle=shuffle, permutations=permutations, seed=seed)
-    ]
-    return np.mean(ratings, axis=0)
+    return ratings(
+        games(profile), len(profile.systems), profile.weights.mean(), k=k, scale=scale, initial=initial,
+        shuffle=shuffle, permutations=permutations, seed=seed,
+    )

@@ -31,3 +31,8 @@ class MissingScoresError(AggregationError):
 class NonPositiveScoresError(AggregationError):
     """A mean that is only defined for positive scores received a score <= 0."""
 
+
+
+class InvalidBattlesError(AggregationError):
+    """The battles table is malformed: missing columns, a system battling itself,
+    an unknown winner value, empty or null names, bad weights."""

@@ -34,7 +34,12 @@ from aggregators.two_step import score_two_step
 
 @dataclass(frozen=True)
 class RankingResult:
-    """A ranking and how it was computed (method, parameters, two-step settings, notes)."""
+    """A ranking and how it was computed (method, parameters, two-step settings, input, notes).
+
+    ``source`` is what was ranked: ``"ballots"``, or ``"battles"``
+    (:func:`aggregators.battle_ranking.aggregate_battles`, where ``n_voters``
+    counts the battles that were played).
+    """
 
     ranking: pl.DataFrame
     method: str
@@ -44,6 +49,7 @@ class RankingResult:
     n_voters: int
     n_systems: int
     notes: tuple[str, ...]
+    source: str = "ballots"
 
 
 def run(

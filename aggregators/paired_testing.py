@@ -56,14 +56,18 @@ def _t_test(diff: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Paired t statistic and two-sided p-value per column of ``diff`` (NaN = missing)."""
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns of pairs never scored together
-        mean = np.nanmean(diff, axis=0)
-        sd = np.nanstd(diff, axis=0, ddof=1)
+        return t_from_moments(np.nanmean(diff, axis=0), np.nanstd(diff, axis=0, ddof=1), n)
+
+
+def t_from_moments(mean: np.ndarray, sd: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Paired t statistic and two-sided p-value from the differences' mean, standard deviation and count."""
+    with np.errstate(invalid="ignore", divide="ignore"):
         statistic = mean / (sd / np.sqrt(n))
     statistic = np.where(n >= 2, statistic, np.nan)
     return statistic, 2.0 * stats.t.sf(np.abs(statistic), n - 1)
 
 
-def _sign_test(wins: np.ndarray, losses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sign_test(wins: np.ndarray, losses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact two-sided binomial test of ``wins`` among ``wins + losses`` at 1/2."""
     trials = wins + losses
     # Binomial(m, 1/2) is symmetric: the two-sided p is twice the smaller tail.
@@ -71,7 +75,7 @@ def _sign_test(wins: np.ndarray, losses: np.ndarray) -> tuple[np.ndarray, np.nda
     return np.where(trials > 0, wins, np.nan), np.where(trials > 0, pvalue, np.nan)
 
 
-def _per_pair_tests(a_scores: np.ndarray, b_scores: np.ndarray, diff: np.ndarray) -> tuple[float, ...]:
+def per_pair_tests(a_scores: np.ndarray, b_scores: np.ndarray, diff: np.ndarray) -> tuple[float, ...]:
     """Wilcoxon and Mood statistics and p-values for one pair (scipy; NaN when undefined)."""
     wilcoxon = (np.nan, np.nan)
     if np.any(diff != 0):
@@ -93,9 +97,7 @@ def paired_tests(ballots: pl.DataFrame, *, alpha: float = 0.05) -> pl.DataFrame:
     mean_diff, median_diff`` and, for each test ``t, sign, wilcoxon, mood``,
     ``<test>_statistic, <test>_pvalue, <test>_pvalue_holm, <test>_significant``.
     """
-    ok = isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and 0 < alpha < 1
-    if not ok:
-        raise InvalidParameterError(f"paired_tests: parameter 'alpha' must be in (0, 1), got {alpha!r}")
+    check_alpha(alpha)
     profile = build_profile(ballots)
     if np.ptp(profile.weights) > 0:
         heavy = int(np.argmax(profile.weights))
@@ -114,22 +116,45 @@ def paired_tests(ballots: pl.DataFrame, *, alpha: float = 0.05) -> pl.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns of pairs never scored together
         median = np.nanmedian(diff, axis=0) if diff.size else np.zeros(0)
-    results = {"t": _t_test(diff, n), "sign": _sign_test(wins, losses)}
+    results = {"t": _t_test(diff, n), "sign": sign_test(wins, losses)}
     # scipy's Wilcoxon and Mood tests take one sample at a time: a loop over pairs.
     per_pair = np.array(
         [
-            _per_pair_tests(scores[common[:, p], first[p]], scores[common[:, p], second[p]], diff[common[:, p], p])
+            per_pair_tests(scores[common[:, p], first[p]], scores[common[:, p], second[p]], diff[common[:, p], p])
             for p in range(first.size)
         ]
     ).reshape(first.size, 4)
-    results["wilcoxon"] = (per_pair[:, 0], per_pair[:, 1])
-    results["mood"] = (per_pair[:, 2], per_pair[:, 3])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.nansum(np.where(common, diff, 0.0), axis=0) / n
+    systems = (tuple(profile.systems[a] for a in first), tuple(profile.systems[b] for b in second))
+    return pair_test_table(systems, (n, wins, ties, losses), mean, median, results, per_pair, alpha)
+
+
+def check_alpha(alpha: float) -> None:
+    """Raise :class:`InvalidParameterError` unless ``0 < alpha < 1``."""
+    ok = isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and 0 < alpha < 1
+    if not ok:
+        raise InvalidParameterError(f"paired_tests: parameter 'alpha' must be in (0, 1), got {alpha!r}")
+
+
+def pair_test_table(
+    systems: tuple[tuple[str, ...], tuple[str, ...]],
+    outcomes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    mean: np.ndarray,
+    median: np.ndarray,
+    results: dict[str, tuple[np.ndarray, np.ndarray]],
+    per_pair: np.ndarray,
+    alpha: float,
+) -> pl.DataFrame:
+    """The table of :func:`paired_tests` from each pair's names, ``(n, wins, ties, losses)``, the
+    differences' mean and median, the t and sign tests, and the per-pair Wilcoxon and Mood columns."""
+    n, wins, ties, losses = outcomes
+    results = {**results, "wilcoxon": (per_pair[:, 0], per_pair[:, 1]), "mood": (per_pair[:, 2], per_pair[:, 3])}
     with np.errstate(invalid="ignore", divide="ignore"):
         p_beats = (wins + 0.5 * ties) / n
-        mean = np.nansum(np.where(common, diff, 0.0), axis=0) / n
     columns = {
-        "system_a": [profile.systems[a] for a in first],
-        "system_b": [profile.systems[b] for b in second],
+        "system_a": list(systems[0]),
+        "system_b": list(systems[1]),
         "n": n,
         "wins": wins,
         "ties": ties,

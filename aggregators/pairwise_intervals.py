@@ -32,6 +32,43 @@ from aggregators.profile import build_profile
 from aggregators.schemas import CONFIDENCE_SCHEMA
 
 
+def check_delta(delta: float) -> None:
+    """Raise :class:`InvalidParameterError` unless ``0 < delta < 1``."""
+    valid = isinstance(delta, (int, float, np.integer, np.floating)) and not isinstance(delta, bool)
+    if not (valid and 0 < delta < 1):
+        raise InvalidParameterError(
+            f"pairwise_confidence: parameter 'delta' must be a number in the open interval (0, 1) "
+            f"(the probability that an interval misses), got {delta!r}"
+        )
+
+
+def hoeffding_table(
+    systems: tuple[str, ...], probabilities: np.ndarray, informative: np.ndarray, effective: float, delta: float
+) -> pl.DataFrame:
+    """The :data:`CONFIDENCE_SCHEMA` table of ``probabilities[a, b]`` with Hoeffding intervals over ``min(n, N_eff)``."""
+    evidence = np.minimum(informative, effective)
+    with np.errstate(divide="ignore"):
+        half_width = np.sqrt(np.log(2.0 / delta) / (2.0 * evidence))
+    a, b = np.nonzero(~np.eye(len(systems), dtype=bool))
+    names = np.asarray(systems, dtype=object)
+    p = probabilities[a, b]
+    h = half_width[a, b]
+    lower = np.clip(p - h, 0.0, 1.0)
+    upper = np.clip(p + h, 0.0, 1.0)
+    return pl.DataFrame(
+        {
+            "system_a": names[a].tolist(),
+            "system_b": names[b].tolist(),
+            "probability": p,
+            "n": informative[a, b],
+            "half_width": h,
+            "lower": lower,
+            "upper": upper,
+            "excludes_half": (lower > 0.5) | (upper < 0.5),
+        },
+        schema=CONFIDENCE_SCHEMA,
+    )
+
 
 def pairwise_confidence(ballots: pl.DataFrame, delta: float = 0.05) -> pl.DataFrame:
     """One row per ordered pair of systems: P(a beats b) with its Hoeffding ``1 - delta`` interval.
@@ -44,35 +81,9 @@ def pairwise_confidence(ballots: pl.DataFrame, delta: float = 0.05) -> pl.DataFr
     system_b``.  See the module docstring for the choice of ``n`` and for
     ``n = 0``.  ``delta`` must lie in the open interval (0, 1).
     """
-    valid = isinstance(delta, (int, float, np.integer, np.floating)) and not isinstance(delta, bool)
-    if not (valid and 0 < delta < 1):
-        raise InvalidParameterError(
-            f"pairwise_confidence: parameter 'delta' must be a number in the open interval (0, 1) "
-            f"(the probability that an interval misses), got {delta!r}"
-        )
+    check_delta(delta)
     profile = build_profile(ballots)
     probabilities, informative = pairwise_probabilities(profile)
     weights = profile.weights
     effective_voters = weights.sum() ** 2 / np.square(weights).sum()
-    evidence = np.minimum(informative, effective_voters)
-    with np.errstate(divide="ignore"):
-        half_width = np.sqrt(np.log(2.0 / delta) / (2.0 * evidence))
-    a, b = np.nonzero(~np.eye(len(profile.systems), dtype=bool))
-    systems = np.asarray(profile.systems, dtype=object)
-    p = probabilities[a, b]
-    h = half_width[a, b]
-    lower = np.clip(p - h, 0.0, 1.0)
-    upper = np.clip(p + h, 0.0, 1.0)
-    return pl.DataFrame(
-        {
-            "system_a": systems[a].tolist(),
-            "system_b": systems[b].tolist(),
-            "probability": p,
-            "n": informative[a, b],
-            "half_width": h,
-            "lower": lower,
-            "upper": upper,
-            "excludes_half": (lower > 0.5) | (upper < 0.5),
-        },
-        schema=CONFIDENCE_SCHEMA,
-    )
+    return hoeffding_table(profile.systems, probabilities, informative, effective_voters, delta)

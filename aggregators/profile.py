@@ -107,7 +107,7 @@ def _check_columns(ballots: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _codes(column: pl.Series) -> tuple[pl.Series, np.ndarray]:
+def name_codes(column: pl.Series) -> tuple[pl.Series, np.ndarray]:
     """The sorted distinct values of ``column`` and each row's index among them.
 
     A hash join rather than a sort of the rows: ballots arrive in any order and
@@ -166,7 +166,7 @@ def _check_values(
         raise InvalidBallotsError(
             "every voter has weight 0, so no voter counts; give at least one voter a positive weight"
         )
-    group_names, g = _codes(ballots.get_column(GROUP))
+    group_names, g = name_codes(ballots.get_column(GROUP))
     weights, weight_differs = _per_voter(ballots.get_column(WEIGHT).to_numpy(), v, voters.len())
     groups, group_differs = _per_voter(g, v, voters.len())
     inconsistent = v[weight_differs | group_differs]
@@ -209,8 +209,8 @@ def build_profile(ballots: pl.DataFrame) -> Profile:
     group weights that are negative, non-finite or differ within a group.
     """
     ballots = _check_columns(ballots)
-    voters, v = _codes(ballots.get_column(VOTER))
-    systems, s = _codes(ballots.get_column(SYSTEM))
+    voters, v = name_codes(ballots.get_column(VOTER))
+    systems, s = name_codes(ballots.get_column(SYSTEM))
     weights, groups = _check_values(ballots, voters, systems, v, s)
     matrix = np.full((voters.len(), systems.len()), np.nan)
     matrix[v, s] = ballots.get_column(SCORE).fill_null(np.nan).to_numpy()

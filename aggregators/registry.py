@@ -7,7 +7,8 @@ result (for example "there is no Condorcet winner").  It is registered once
 with :func:`register`, next to its code, with what it needs (its view, missing
 scores, weights), what it promises (:data:`PROPERTIES`) and, when it has them,
 its other forms: ``from_counts`` (the scores from pairwise counts alone, for
-the bootstrap) and ``partition`` (a :class:`PartitionForm`: combinable sums
+the bootstrap), ``battles`` (a :class:`BattlesForm`: the scores from pairwise
+battles) and ``partition`` (a :class:`PartitionForm`: combinable sums
 made one partition of voters at a time, and how they are finished).
 
 :data:`REGISTRY` fills itself: the first lookup imports every module of
@@ -99,6 +100,29 @@ class PartitionForm:
         return True
 
 
+BATTLE_INPUTS = ("counts", "sequence")  # what a battles form uses: the pairwise counts, or the play order
+
+
+@dataclass(frozen=True)
+class BattlesForm:
+    """How a method ranks from pairwise battles (:class:`aggregators.battles.Battles`).
+
+    ``fit(battles, params)`` gives the scores of the battles' systems from the
+    method's parameters, every one of them given (the method's defaults,
+    overridden by ``defaults``, then by the caller's).  ``through`` says what
+    of the battles it uses: ``"counts"`` (the pairwise counts alone) or
+    ``"sequence"`` (the battles in play order); a form through the counts
+    needs the method's ``from_counts``, which its bootstrap refits on batches of
+    resampled counts.  ``defaults`` are parameter
+    defaults that differ for battles (Elo: ``shuffle=False``, the order of
+    battles is real).
+    """
+
+    fit: Callable[[Any, Mapping[str, Any]], Scored]
+    through: str
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class MethodInfo:
     """What the registry knows about one method."""
@@ -117,6 +141,7 @@ class MethodInfo:
     # function here, so bootstrap can refit on resampled counts without profiles.
     from_counts: Callable[..., np.ndarray | Scored] | None = None
     partition: PartitionForm | None = None
+    battles: BattlesForm | None = None
     # In a two-step run, rank every system inside every group, imputing the ones the group did not
     # score (the missing-scores paper's two-level Borda), instead of leaving them out of that group.
     imputes_in_groups: bool = False
@@ -184,6 +209,7 @@ def register(
     properties: tuple[str, ...] = (),
     from_counts: Callable[..., np.ndarray | Scored] | None = None,
     partition: PartitionForm | None = None,
+    battles: BattlesForm | None = None,
     handles_weights: bool = True,
     imputes_in_groups: bool = False,
 ) -> Callable[[Callable[..., np.ndarray | Scored]], Callable[..., np.ndarray | Scored]]:
@@ -194,7 +220,8 @@ def register(
     ``from_counts(counts, **parameters)``, for methods of the pairwise view that
     depend on the ballots only through :class:`aggregators.pairwise.PairCounts`,
     computes the same scores from counts (with leading batch axes allowed).
-    ``partition`` is the method's partition-wise form (:class:`PartitionForm`).
+    ``partition`` is the method's partition-wise form (:class:`PartitionForm`),
+    ``battles`` its form on pairwise battles (:class:`BattlesForm`).
     ``imputes_in_groups``: a two-step run ranks every system in every group
     by default (see :mod:`aggregators.two_step`).
     ``properties`` are promises for the default parameters (some, such as
@@ -218,6 +245,12 @@ def register(
             raise ValueError(f"stochastic method {name!r} must take a keyword 'seed'")
         if partition is not None and set(partition.parameters) - set(parameters):
             raise ValueError(f"the partition form of {name!r} names parameters the method does not take")
+        if battles is not None and set(battles.defaults) - set(parameters):
+            raise ValueError(f"the battles form of {name!r} names parameters the method does not take")
+        if battles is not None and battles.through not in BATTLE_INPUTS:
+            raise ValueError(f"the battles form of {name!r} goes through one of {BATTLE_INPUTS}, got {battles.through!r}")
+        if battles is not None and battles.through == "counts" and from_counts is None:
+            raise ValueError(f"the battles form of {name!r} goes through the counts, so {name!r} needs from_counts")
         REGISTRY.add(
             MethodInfo(
                 name=name,
@@ -231,6 +264,7 @@ def register(
                 parameters=parameters,
                 from_counts=from_counts,
                 partition=partition,
+                battles=battles,
                 handles_weights=handles_weights,
                 imputes_in_groups=imputes_in_groups,
             )

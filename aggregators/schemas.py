@@ -78,3 +78,10 @@ CONFIDENCE_SCHEMA: dict[str, pl.DataType] = {
     "upper": pl.Float64(),
     "excludes_half": pl.Boolean(),
 }
+
+# The battles contract: one row per pairwise battle, as the public arena dumps name the columns.
+MODEL_A, MODEL_B, WINNER, TSTAMP = "model_a", "model_b", "winner", "tstamp"  # weight: WEIGHT above
+BATTLE_NAME_COLUMNS = (MODEL_A, MODEL_B)  # String, never null nor empty
+WINNER_A, WINNER_B, WINNER_TIE, WINNER_BOTHBAD = "model_a", "model_b", "tie", "tie (bothbad)"
+WINNER_VALUES = (WINNER_A, WINNER_B, WINNER_TIE, WINNER_BOTHBAD)
+BOTHBAD_RULES = ("tie", "drop")  # what a both-bad tie counts as: a tie, or no battle at all

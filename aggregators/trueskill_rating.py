@@ -19,20 +19,26 @@ The games and their (seeded) order are those of :mod:`aggregators.elo`.  The
 score is ``mu``, or the conservative ``mu - 3 sigma`` with
 ``rank_by="conservative"``.  A game has no weight in TrueSkill, so voters must
 all weigh the same.
+
+Battles form: the battles in play order (:func:`aggregators.battles.battle_games`),
+not shuffled by default; the battles must all weigh the same.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
 
+from aggregators.battles import Battles, battle_games
 from aggregators.elo import check_order, orders
-from aggregators.pairwise import Games
-from aggregators.profile import Profile
+from aggregators.pairwise import Games, games
 from aggregators.parameters import check_choice, check_range
-from aggregators.registry import register
+from aggregators.profile import Profile
+from aggregators.registry import BattlesForm, Scored, register
 
 NAME = "trueskill"
 MU = 25.0
@@ -85,6 +91,43 @@ def play(
     return np.array(means), np.sqrt(variances)
 
 
+def ratings(
+    sequence: Games,
+    n: int,
+    *,
+    mu: float,
+    sigma: float,
+    beta: float,
+    tau: float,
+    draw_probability: float,
+    rank_by: str,
+    shuffle: bool,
+    permutations: int,
+    seed: int,
+) -> np.ndarray:
+    """TrueSkill scores of ``n`` systems after ``sequence``, averaged over its orders (:func:`aggregators.elo.orders`)."""
+    check_range(NAME, "mu", mu)
+    for parameter, value in (("sigma", sigma), ("beta", beta)):
+        check_range(NAME, parameter, value, low=np.finfo(float).tiny)
+    check_range(NAME, "tau", tau, low=0.0)
+    # A draw must have positive probability: the data's ties are draws.
+    check_range(NAME, "draw_probability", draw_probability, low=1e-12, high=1.0 - 1e-12)
+    check_choice(NAME, "rank_by", rank_by, ("mu", "conservative"))
+    check_order(NAME, shuffle, permutations)
+    results = [
+        play(order, n, mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability)
+        for order in orders(sequence, shuffle=shuffle, permutations=permutations, seed=seed)
+    ]
+    means = np.mean([m for m, _ in results], axis=0)
+    if rank_by == "mu":
+        return means
+    return means - 3.0 * np.mean([s for _, s in results], axis=0)
+
+
+def _fit_battles(battles: Battles, params: Mapping[str, Any]) -> Scored:
+    return Scored(ratings(battle_games(battles), len(battles.systems), **params))
+
+
 @register(
     NAME,
     view="pairwise",
@@ -92,6 +135,7 @@ def play(
     stochastic=True,
     citation="Herbrich, Minka & Graepel (2007), TrueSkill: A Bayesian Skill Rating System, NIPS",
     handles_weights=False,
+    battles=BattlesForm(fit=_fit_battles, through="sequence", defaults={"shuffle": False}),
 )
 def trueskill(
     profile: Profile,
@@ -107,20 +151,7 @@ def trueskill(
     seed: int = 0,
 ) -> np.ndarray:
     """TrueSkill two-player updates over every pairwise game, ranked by ``mu`` or ``mu - 3 sigma``."""
-    check_range(NAME, "mu", mu)
-    for parameter, value in (("sigma", sigma), ("beta", beta)):
-        check_range(NAME, parameter, value, low=np.finfo(float).tiny)
-    check_range(NAME, "tau", tau, low=0.0)
-    # A draw must have positive probability: the data's ties are draws.
-    check_range(NAME, "draw_probability", draw_probability, low=1e-12, high=1.0 - 1e-12)
-    check_choice(NAME, "rank_by", rank_by, ("mu", "conservative"))
-    check_order(NAME, shuffle, permutations)
-    n = len(profile.systems)
-    results = [
-        play(sequence, n, mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability)
-        for sequence in orders(profile, shuffle=shuffle, permutations=permutations, seed=seed)
-    ]
-    means = np.mean([m for m, _ in results], axis=0)
-    if rank_by == "mu":
-        return means
-    return means - 3.0 * np.mean([s for _, s in results], axis=0)
+    return ratings(
+        games(profile), len(profile.systems), mu=mu, sigma=sigma, beta=beta, tau=tau,
+        draw_probability=draw_probability, rank_by=rank_by, shuffle=shuffle, permutations=permutations, seed=seed,
+    )
