@@ -1,6 +1,6 @@
 """The one source of column names and dtypes of every table scorehouse keeps.
 
-Pure: imports polars only, so ``transforms`` may use it without touching disk
+Pure: imports polars (and the aggregators' column names) only, so ``transforms`` may use it without touching disk
 or DuckDB.  Everything else refers to these dictionaries instead of spelling
 column names again.
 """
@@ -8,6 +8,8 @@ column names again.
 from __future__ import annotations
 
 import polars as pl
+
+from aggregators.schemas import WINNER_VALUES
 
 # What a parser emits: one row per published cell, value still as text so that
 # validation (not the parser) decides what is a usable number (or Float64 from
@@ -95,7 +97,8 @@ GROUP_KEYS: dict[str, tuple[str, ...]] = {"task": ("group",), "instance": ("task
 # one or called a tie.  A table of their own, beside the scores, with the lineage scores carry
 # (``load_id``; the file and its bytes are in the load's manifest) plus ``source_row``, the battle's
 # 1-based record number in its file, which keeps the order of battles of equal ``tstamp``.
-BATTLE_WINNERS: tuple[str, ...] = ("model_a", "model_b", "tie", "tie (bothbad)")
+# The winner values are the ones the aggregators rank by: one list, defined there.
+BATTLE_WINNERS: tuple[str, ...] = WINNER_VALUES
 BATTLES: dict[str, pl.DataType] = {
     "benchmark": pl.String(),
     "model_a": pl.String(),
