@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr, ndtri
 
 from aggregators.elo import check_order, orders
 from aggregators.pairwise import Games
@@ -45,6 +44,8 @@ def _pdf(x: float) -> float:
 
 def _win_corrections(t: float, e: float) -> tuple[float, float]:
     """``v, w`` for a win: the mean and variance corrections of a Gaussian truncated at ``e``."""
+    from scipy.special import log_ndtr, ndtr, ndtri
+
     x = t - e
     # pdf/cdf in log space: cdf underflows long before the ratio stops being finite.
     v = math.exp(-0.5 * x * x - 0.5 * math.log(2.0 * math.pi) - float(log_ndtr(x)))
@@ -53,6 +54,8 @@ def _win_corrections(t: float, e: float) -> tuple[float, float]:
 
 def _draw_corrections(t: float, e: float) -> tuple[float, float]:
     """``v, w`` for a draw: a Gaussian truncated to ``[-e, e]``."""
+    from scipy.special import log_ndtr, ndtr, ndtri
+
     t_abs = abs(t)
     lo, hi = -e - t_abs, e - t_abs
     mass = float(ndtr(hi) - ndtr(lo))
@@ -65,6 +68,8 @@ def play(
     sequence: Games, n: int, *, mu: float, sigma: float, beta: float, tau: float, draw_probability: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Means and standard deviations of ``n`` systems after playing ``sequence`` in order."""
+    from scipy.special import log_ndtr, ndtr, ndtri
+
     means = [float(mu)] * n
     variances = [float(sigma) ** 2] * n
     margin = math.sqrt(2.0) * beta * float(ndtri((draw_probability + 1.0) / 2.0))
