@@ -44,7 +44,7 @@ def _pdf(x: float) -> float:
 
 def _win_corrections(t: float, e: float) -> tuple[float, float]:
     """``v, w`` for a win: the mean and variance corrections of a Gaussian truncated at ``e``."""
-    from scipy.special import log_ndtr, ndtr, ndtri
+    from scipy.special import log_ndtr
 
     x = t - e
     # pdf/cdf in log space: cdf underflows long before the ratio stops being finite.
@@ -54,7 +54,7 @@ def _win_corrections(t: float, e: float) -> tuple[float, float]:
 
 def _draw_corrections(t: float, e: float) -> tuple[float, float]:
     """``v, w`` for a draw: a Gaussian truncated to ``[-e, e]``."""
-    from scipy.special import log_ndtr, ndtr, ndtri
+    from scipy.special import ndtr
 
     t_abs = abs(t)
     lo, hi = -e - t_abs, e - t_abs
@@ -68,7 +68,7 @@ def play(
     sequence: Games, n: int, *, mu: float, sigma: float, beta: float, tau: float, draw_probability: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Means and standard deviations of ``n`` systems after playing ``sequence`` in order."""
-    from scipy.special import log_ndtr, ndtr, ndtri
+    from scipy.special import ndtri
 
     means = [float(mu)] * n
     variances = [float(sigma) ** 2] * n
