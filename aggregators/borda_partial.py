@@ -62,7 +62,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from aggregators.errors import InvalidBallotsError
 from aggregators.pairwise import weighted_pair_counts
@@ -140,6 +139,8 @@ def imputation_sums(
     weighted by ``weights``.  Both sums add up over disjoint sets of voters.
     Only the scored cells are visited: ``C`` is a product of sparse matrices.
     """
+    from scipy import sparse
+
     n_voters, n = scores.shape
     voter, system, ranks = observed_ranks(scores)
     n_observed = np.bincount(voter, minlength=n_voters)

@@ -49,8 +49,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy.sparse.csgraph import connected_components
-from scipy.special import expit
 
 from aggregators.battles import Battles, battle_counts
 from aggregators.errors import InvalidParameterError
@@ -65,6 +63,8 @@ NAME = "bradley_terry"
 
 def _require_connected(credit: np.ndarray, systems: tuple[str, ...]) -> None:
     """Refuse ``prior=0`` on data whose maximum-likelihood estimate does not exist."""
+    from scipy.sparse.csgraph import connected_components
+
     for index in np.ndindex(credit.shape[:-2]):
         graph = credit[index] > 0
         n_parts, labels = connected_components(graph, directed=True, connection="strong")
@@ -84,6 +84,8 @@ def _require_connected(credit: np.ndarray, systems: tuple[str, ...]) -> None:
 
 def components(comparisons: np.ndarray) -> np.ndarray:
     """The component of every system in the graph of pairs with ``comparisons > 0`` (labels 0, 1, ...)."""
+    from scipy.sparse.csgraph import connected_components
+
     return connected_components(comparisons > 0, directed=False)[1]
 
 
@@ -103,6 +105,8 @@ def fit_log_strengths(
     log-strengths, the number of iterations and the last maximal change of a
     log-strength (below ``tol`` when converged).
     """
+    from scipy.special import expit
+
     n = credit.shape[-1]
     if n == 1:  # nothing to compare: the one centred log-strength is 0
         return np.zeros(credit.shape[:-1]), 0, 0.0

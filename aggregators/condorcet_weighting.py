@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy.optimize import linprog
 
 from aggregators.errors import InvalidParameterError
 from aggregators.majority import MARGIN_TOLERANCE
@@ -86,6 +85,8 @@ def _max_min_margin(
     profile: Profile, system: int, limits: list[tuple[float, float]]
 ) -> tuple[np.ndarray, np.ndarray]:
     """The weights maximising the system's smallest margin, and its margin against every other system."""
+    from scipy.optimize import linprog
+
     votes = pairwise_votes(profile, system)
     n_others, n_voters = votes.shape
     # variables: the voter weights, then t; maximise t <=> minimise -t

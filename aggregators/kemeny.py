@@ -53,7 +53,7 @@ import time
 
 import numpy as np
 
-from aggregators.kemeny_ilp import OrderSolution, order_cost, solve_order
+from aggregators.kemeny_order import OrderSolution, order_cost
 from aggregators.majority import Majority, majority
 from aggregators.majority_components import majority_blocks
 from aggregators.profile import Profile
@@ -124,6 +124,8 @@ def kemeny_order(costs: np.ndarray, tolerance: float) -> tuple[list[int], float,
 def solve_block(costs: np.ndarray, *, deadline: float, tolerance: float, mean_weight: float) -> OrderSolution:
     """Optimal ranking of one block: the dynamic program when small, else the integer program."""
     if costs.shape[0] > DP_MAX_SYSTEMS:
+        from aggregators.kemeny_ilp import solve_order  # scipy.optimize: loaded only for an integer program
+
         return solve_order(costs, deadline=deadline, tolerance=tolerance, mean_weight=mean_weight)
     order, cost, optima = kemeny_order(costs, tolerance)
     return OrderSolution(np.asarray(order, dtype=np.int64), cost, cost, True, optima == 1, optima)

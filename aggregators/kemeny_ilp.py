@@ -42,6 +42,8 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_array
 
+from aggregators.kemeny_order import OrderSolution, order_cost
+
 # HiGHS stops at an absolute gap of 1e-6; costs are rescaled to a mean voter weight of 1 so that
 # this gap is far below the smallest difference that one voter's half-tie can make.
 SOLVER_OPTIONS = {"mip_rel_gap": 0.0, "presolve": True, "disp": False}
@@ -50,23 +52,6 @@ FEASIBILITY = 1e-6
 # At most this many 3-cycle rows join the program per round: a near-random tournament of 700 systems breaks
 # about 16 million, more than the solver can take at once; the most violated come first.
 ROWS_PER_ROUND = 500_000
-
-
-@dataclass(frozen=True)
-class OrderSolution:
-    """The ranking of one block: indices best first, its cost, and what is proven about it."""
-
-    order: np.ndarray
-    cost: float
-    lower_bound: float
-    optimal: bool
-    unique: bool | None  # None when the deadline came before it was decided
-    optima: float | None = None  # how many rankings are optimal, when counted (the dynamic program counts)
-
-
-def order_cost(costs: np.ndarray, order: np.ndarray) -> float:
-    """Total cost of a ranking (indices best first): ``C[x, y]`` summed over every ``x`` above ``y``."""
-    return float(np.triu(costs[np.ix_(order, order)], 1).sum())
 
 
 def preference_order(costs: np.ndarray) -> np.ndarray:

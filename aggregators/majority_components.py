@@ -18,15 +18,15 @@ never fixes the order of a pair that is not strictly decided.
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse import csr_array
-from scipy.sparse.csgraph import connected_components
-
 
 def majority_blocks(beats: np.ndarray) -> list[np.ndarray]:
     """The strongly connected components of the does-not-lose graph, best first, members in index order.
 
     ``beats[i, j]``: ``i`` strictly beats ``j`` in the weighted majority.
     """
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import connected_components
+
     n = beats.shape[0]
     if n == 0:
         return []

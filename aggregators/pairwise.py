@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 
 from aggregators.partial import Partial, Voters
 from aggregators.profile import Profile
@@ -219,6 +218,8 @@ def co_scored(scores: np.ndarray) -> np.ndarray:
     A sparse product of the voters x systems indicator with itself: its cost
     is the sum over voters of ``k_v^2`` (``k_v`` the systems voter ``v`` scored).
     """
+    from scipy import sparse
+
     seen = sparse.csr_array((~np.isnan(scores)).astype(np.int64))
     return np.asarray((seen.T @ seen).toarray(), dtype=np.int64)
 

@@ -31,7 +31,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr, ndtri
 
 from aggregators.battles import Battles, battle_games
 from aggregators.elo import check_order, orders
@@ -51,6 +50,8 @@ def _pdf(x: float) -> float:
 
 def _win_corrections(t: float, e: float) -> tuple[float, float]:
     """``v, w`` for a win: the mean and variance corrections of a Gaussian truncated at ``e``."""
+    from scipy.special import log_ndtr
+
     x = t - e
     # pdf/cdf in log space: cdf underflows long before the ratio stops being finite.
     v = math.exp(-0.5 * x * x - 0.5 * math.log(2.0 * math.pi) - float(log_ndtr(x)))
@@ -59,6 +60,8 @@ def _win_corrections(t: float, e: float) -> tuple[float, float]:
 
 def _draw_corrections(t: float, e: float) -> tuple[float, float]:
     """``v, w`` for a draw: a Gaussian truncated to ``[-e, e]``."""
+    from scipy.special import ndtr
+
     t_abs = abs(t)
     lo, hi = -e - t_abs, e - t_abs
     mass = float(ndtr(hi) - ndtr(lo))
@@ -71,6 +74,8 @@ def play(
     sequence: Games, n: int, *, mu: float, sigma: float, beta: float, tau: float, draw_probability: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Means and standard deviations of ``n`` systems after playing ``sequence`` in order."""
+    from scipy.special import ndtri
+
     means = [float(mu)] * n
     variances = [float(sigma) ** 2] * n
     margin = math.sqrt(2.0) * beta * float(ndtri((draw_probability + 1.0) / 2.0))

@@ -1,15 +1,17 @@
 """Interactive speed of the CLI (issue 14): wall time of whole ``scorehouse`` processes, cold and warm.
 
-Run: ``.venv/bin/python -m benchmarks.bench_interactive [--repeat 3]``.  A fresh
+Run: ``.venv/bin/python -m benchmarks.bench_interactive [--repeat 3] [--json docs/bench-interactive.json]``.  A fresh
 warehouse and Prefect home in a temporary folder; "cold" is the first command
 (it starts the home's Prefect server), "warm" every later one (the server
 runs).  Prints a Markdown table (median of ``--repeat`` runs) with each
-target, and stops the server it started.
+target (and with ``--json`` writes every sample and the machine's load
+averages), and stops the server it started.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -48,23 +50,35 @@ def timed(env: dict[str, str], args: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    repeat = parser.parse_args().repeat
+    parser.add_argument("--json", type=Path, help="also write the samples, medians and load averages here")
+    options = parser.parse_args()
+    repeat = options.repeat
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "SCOREHOUSE_HOME": f"{tmp}/wh", "PREFECT_HOME": f"{tmp}/prefect",
                "SCOREHOUSE_PREFECT": "server", "PREFECT_LOGGING_LEVEL": "WARNING",
                "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
         env.pop("PREFECT_API_URL", None)
         try:
-            rows = [("cold: first command (ingest GLUE, starts the server)", timed(env, ["ingest", str(GLUE)]), COLD_TARGET)]
+            rows = [("cold: first command (ingest GLUE, starts the server)", [timed(env, ["ingest", str(GLUE)])], COLD_TARGET)]
             timed(env, ["rank", "--benchmark", "glue", "--method", "mean"])  # a previous snapshot for diff --latest
             for label, args, target in WARM:
                 args = [a.format(tmp=tmp) for a in args]
-                rows.append((f"warm: {label}", statistics.median(timed(env, args) for _ in range(repeat)), target))
+                rows.append((f"warm: {label}", [timed(env, args) for _ in range(repeat)], target))
         finally:
             timed(env, ["server", "stop"])
     print(f"| command | seconds (median of {repeat}) | target | met |\n|---|---:|---:|---|")
-    for label, seconds, target in rows:
+    for label, samples, target in rows:
+        seconds = statistics.median(samples)
         print(f"| {label} | {seconds:.2f} | {target:g} | {'yes' if seconds <= target else 'no'} |")
+    if options.json:
+        options.json.write_text(json.dumps({
+            "repeat": repeat, "cpus": os.cpu_count(),
+            "load_average_1_5_15_min": {"before": load_before, "after": os.getloadavg()},
+            "rows": [{"command": label, "median_seconds": round(statistics.median(samples), 3),
+                      "samples": [round(s, 3) for s in samples], "target_seconds": target,
+                      "met": statistics.median(samples) <= target} for label, samples, target in rows],
+        }, indent=1) + "\n")
 
 
 if __name__ == "__main__":

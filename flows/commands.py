@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -23,7 +25,7 @@ class UsageError(Exception):
 
 
 def quiet_prefect() -> None:
-    """Prefect without analytics or chatter, unless the user configured otherwise."""
+    """Prefect without analytics or chatter, unless the user configured otherwise (before Prefect is imported)."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     # The temporary in-process server logs its own shutdown races (events it could
@@ -31,6 +33,29 @@ def quiet_prefect() -> None:
     # history, never our data, so they are not shown unless asked for.
     os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
+
+
+HEARTBEAT_SETTINGS = ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY")
+
+
+@contextmanager
+def without_heartbeats() -> Iterator[None]:
+    """Flow runs of this process send no heartbeats, unless ``$PREFECT_FLOWS_HEARTBEAT_FREQUENCY`` asks for them.
+
+    A heartbeat thread's only reader is a user's automation that marks a silent
+    run crashed (every 180 s by default); a command's flow runs end with their
+    process, which reports the final state itself.  Yet the thread sleeps in
+    1 s steps that the flow's end waits for: up to a second on every command.
+    An environment variable cannot say "none" (the setting is an int >= 30),
+    hence the settings context.
+    """
+    if any(name in os.environ for name in HEARTBEAT_SETTINGS):
+        yield
+        return
+    from prefect.settings import temporary_settings
+
+    with temporary_settings(updates={"flows.heartbeat_frequency": None}):
+        yield
 
 
 def print_summary(home: str | None) -> None:
@@ -133,7 +158,6 @@ def table_columns(args: argparse.Namespace, columns: dict[str, str]) -> dict[str
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    quiet_prefect()
     check_metric_rules(args.home)
     from flows.ingest import files_ok, ingest_flow
 
@@ -207,7 +231,6 @@ def _method_runs(args: argparse.Namespace):  # noqa: ANN202
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
-    quiet_prefect()
     from flows.rank import rank_flow
 
     runs = _method_runs(args)
@@ -226,7 +249,6 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
-    quiet_prefect()
     check_metric_rules(args.home)
     from flows.ingest import files_ok
     from flows.refresh import refresh_flow
@@ -242,7 +264,6 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the refresh flow; :func:`flows.cli.main` holds the home's Prefect server (schedules need one) meanwhile."""
-    quiet_prefect()
     from flows.refresh import serve_refresh
 
     serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
@@ -339,7 +360,6 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    quiet_prefect()
     from flows.analyze import EXPERIMENTS, analyze_flow
 
     experiments = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
@@ -353,7 +373,6 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: ingest the bundled real dumps, rank every benchmark, print the leaderboards, write the report."""
-    quiet_prefect()
     check_metric_rules(args.home)
     from flows.ingest import files_ok
     from flows.run import run_flow

@@ -42,7 +42,6 @@ from flows.common import io_task, refresh_catalog
 from flows.progress import progress as progress_of
 from flows.runners import map_tasks
 from transforms.ballots import ballots as make_ballots
-from transforms.dense import dense_partition
 from transforms.rank_plan import MethodRun, NotApplicable, complete_ballots, default_runs
 from warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition_arrow
 from warehouse.queries import benchmark_scores
@@ -128,6 +127,8 @@ def partition_partial(
 ) -> dict[str, Partial]:
     """Read one partition and reduce it to each method's partial sums, and its coverage under
     :data:`COVERAGE` (a read only: safe to retry or repeat)."""
+    from transforms.dense import dense_partition  # pyarrow.compute: loaded by instance-level ranks only
+
     dense = dense_partition(read_partition_arrow(warehouse, partition), metrics, systems)
     return partition_partials(dense, methods) | {COVERAGE: coverage_partial(dense)}
 

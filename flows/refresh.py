@@ -21,6 +21,7 @@ from flows.common import io_task
 from flows.ingest import FileOutcome, ingest_files, log_outcome, refresh_catalog_after, reparse_stale
 from flows.lineage import lineage_notices, stale_loads
 from flows.rank import BenchmarkOutcome, rank_flow
+from flows.serving import serve_until_stopped
 from warehouse.inbox import inbox_lock, move_out, new_files
 from warehouse.storage import Warehouse
 
@@ -83,12 +84,8 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool) -> RefreshReport
 
 
 def serve_refresh(inbox: str, home: str | None, cron: str | None, interval: int | None) -> None:
-    """Serve ``refresh_flow`` on a schedule until interrupted."""
+    """Serve ``refresh_flow`` on a schedule until SIGTERM or Ctrl-C (:mod:`flows.serving`)."""
     if (cron is None) == (interval is None):
         raise ValueError("give exactly one of --cron or --interval")
-    refresh_flow.serve(
-        name=DEPLOYMENT_NAME,
-        cron=cron,
-        interval=interval,
-        parameters={"inbox": str(Path(inbox).resolve()), "home": str(Warehouse(home).home)},
-    )
+    serve_until_stopped(refresh_flow, DEPLOYMENT_NAME, cron, interval,
+                        {"inbox": str(Path(inbox).resolve()), "home": str(Warehouse(home).home)})

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from warehouse.catalog import connect
@@ -146,6 +145,8 @@ def read_partition_arrow(warehouse: Warehouse, partition: Partition) -> pa.Table
     several times cheaper at millions of rows).  A load's file can hold tasks
     of other partitions: rows are kept by task, decided once per distinct name.
     """
+    import pyarrow.compute as pc  # ~0.1 s: loaded by instance-level ranks only, not by every command that plans one
+
     strings = [c for c, t in SCORES.items() if t == pl.String]
     if partition.shared:
         table = _read_shared(warehouse, partition)

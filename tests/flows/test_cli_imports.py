@@ -34,3 +34,32 @@ def test_reading_commands_import_neither_prefect_nor_scipy(ranked_warehouse, tmp
         cwd=REPO, capture_output=True, text=True, check=True,
     )
     assert result.stdout.splitlines()[-1] == "MODULES 0 []", result.stdout + result.stderr
+
+
+METHOD_PROBE = """
+import sys
+import numpy as np
+from aggregators import REGISTRY, aggregate
+import polars as pl
+ballots = pl.DataFrame({{"voter": ["t1", "t1", "t2", "t2"], "system": ["a", "b", "a", "b"], "score": [1.0, 2.0, 3.0, 1.0]}})
+aggregate({method!r}, ballots)
+print("MODULES", sorted(m for m in {modules!r} if m in sys.modules))
+"""
+SOLVERS = ("scipy.optimize", "scipy.special", "scipy.sparse.csgraph", "aggregators.kemeny_ilp")
+
+
+@pytest.mark.parametrize(("method", "loaded"), [
+    ("borda", []),  # the registry imports every method module, none of which loads scipy's solvers on import
+    ("kemeny", ["scipy.sparse.csgraph"]),  # its majority blocks; the integer program only past the dynamic program's size
+])
+def test_a_method_loads_only_the_scipy_it_runs(method, loaded):
+    result = subprocess.run([sys.executable, "-c", METHOD_PROBE.format(method=method, modules=SOLVERS)],
+                            cwd=REPO, capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines()[-1] == f"MODULES {loaded}", result.stdout + result.stderr
+
+
+def test_the_rank_flow_loads_the_instance_level_code_only_when_it_ranks_instances():
+    result = subprocess.run(
+        [sys.executable, "-c", "import sys, flows.rank; print(sorted(m for m in ('transforms.dense', 'pyarrow.compute') "
+         "if m in sys.modules))"], cwd=REPO, capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]", result.stdout + result.stderr

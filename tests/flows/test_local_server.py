@@ -76,6 +76,11 @@ def test_two_commands_at_once_share_one_server_and_a_third_reuses_it(tmp_path):
         assert read_state(files) == state and server_daemons_under(tmp_path) == [state.pid]
         # every command's flow runs are in the server's history
         assert flow_run_names(state.url) == ["ingest", "ingest", "rank"]
+        # and Prefect's own CLI lists them (FastAPI > 0.150 made this a 422: see pyproject.toml)
+        listed = subprocess.run([str(Path(sys.executable).parent / "prefect"), "flow-run", "ls"], capture_output=True,
+                                text=True, timeout=120, env={**env, "PREFECT_API_URL": state.url, "COLUMNS": "300"})
+        assert listed.returncode == 0, listed.stdout + listed.stderr
+        assert sorted(re.findall(r"│ (ingest|rank) +│", listed.stdout)) == ["ingest", "ingest", "rank"], listed.stdout
     finally:
         assert finished(scorehouse(env, "server", "stop"))[0] == 0
     assert server_daemons_under(tmp_path) == []

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from flows.local_server import server_files
 from flows.refresh import refresh_flow
 from tests.flows.conftest import REPO, SUPERGLUE, VALUE
+from warehouse.atomic import file_lock
 from warehouse.catalog import connect, query_frame
 from warehouse.storage import Warehouse
 
@@ -102,11 +104,16 @@ def test_serve_runs_the_refresh_on_its_schedule(tmp_path):
             time.sleep(1)
         assert list((home / "snapshot_manifests").glob("*.parquet"))
     finally:
-        os.killpg(server.pid, signal.SIGTERM)  # Prefect's runner shuts down gracefully on SIGTERM
+        os.kill(server.pid, signal.SIGTERM)  # serve alone: it stops its runner, the runner its flow runs
         try:
-            server.wait(timeout=120)
+            code = server.wait(timeout=120)
         except subprocess.TimeoutExpired:
+            code = None  # it ignored SIGTERM: fail below, after cleaning up
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
+        with file_lock(server_files(home, tmp_path / "p").users_lock, wait=False) as unused:
+            released = unused  # nobody holds the shared server any more: it may stop when idle
         # serve used the home's shared Prefect server: stop it rather than wait for its idle period
         assert cli(home, "server", "stop", prefect_home=tmp_path / "p").wait(timeout=60) == 0
+    assert code == 0, f"serve did not end on SIGTERM (exit code {code}): {(tmp_path / 'p.log').read_text()}"
+    assert released
