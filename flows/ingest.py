@@ -407,20 +407,23 @@ def ingest_flow(
     progress: bool = False,
     parallel: bool = False,
     reparse: bool = False,
+    batch_files: int = BATCH_FILES,
 ) -> IngestReport:
     """Ingest ``paths`` (files or folders) into the warehouse at ``home``.
 
     ``parallel`` submits one task per batch of files to the flow's task runner (see
     :func:`flows.runners.runner_options` for Dask).  ``reparse`` then re-derives
     the current loads an older parser version made (:func:`reparse_stale`);
-    without it the report counts them.
+    without it the report counts them.  ``batch_files`` bounds the files read per task
+    (:mod:`flows.ingest_plan`; 1 reads each file in a task of its own, with the same outcome).
     """
     if benchmark is not None:
         check_benchmark_name(benchmark)  # before anything starts: it would name every file's partition
     warehouse = Warehouse(home)
     files, documents, skipped = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
-    report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel)
+    report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel,
+                                          batch_files=batch_files)
     if reparse:
         report.files += reparse_stale(warehouse, trust_pickle)
     else:
