@@ -285,7 +285,7 @@ def ingest_batch(
     for (outcome, _), new in zip(made, validated, strict=True):
         warehouse.forget_rejected(new.record.sha256)
         outcome.rows_landed, outcome.rows_quarantined = new.record.rows_landed, new.record.rows_quarantined
-        outcome.quarantine_reasons = reason_counts(new.quarantine)
+        outcome.quarantine_reasons = reason_counts(new.quarantine) if new.quarantine.height else {}
     return outcomes
 
 
@@ -295,20 +295,23 @@ def validated_loads(parsed: list[ParsedFile]) -> list[NewLoad]:
     Rows whose values are numbers (typed formats) and rows of text are validated apart: one value column each.
     """
     typed = [new.rows.schema["value"].is_float() for new in parsed]
-    checked = {}
+    scores, quarantine = {}, {}
     for kind in set(typed):
         group = [new for new, t in zip(parsed, typed, strict=True) if t == kind]
         rows = pl.concat(
             [new.rows.with_columns(file=pl.lit(new.record.file_name), load_id=pl.lit(new.record.load_id)) for new in group],
             how="diagonal_relaxed",
         )
-        checked[kind] = validate_loads(rows)
+        checked = validate_loads(rows)
+        scores.update(checked.scores.partition_by("load_id", as_dict=True, maintain_order=True))
+        quarantine.update(checked.quarantine.partition_by("load_id", as_dict=True, maintain_order=True))
+    empty = validate_loads(parsed[0].rows.clear().with_columns(file=pl.lit(""), load_id=pl.lit("")))
     out = []
-    for new, kind in zip(parsed, typed, strict=True):
-        scores = checked[kind].scores.filter(pl.col("load_id") == new.record.load_id)
-        quarantine = checked[kind].quarantine.filter(pl.col("load_id") == new.record.load_id)
-        record = replace(new.record, rows_landed=scores.height, rows_quarantined=quarantine.height)
-        out.append(NewLoad(record, scores, quarantine, new.read_at))
+    for new in parsed:
+        key = (new.record.load_id,)
+        landed, held = scores.get(key, empty.scores), quarantine.get(key, empty.quarantine)
+        record = replace(new.record, rows_landed=landed.height, rows_quarantined=held.height)
+        out.append(NewLoad(record, landed, held, new.read_at))
     return out
 
 
