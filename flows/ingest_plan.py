@@ -6,10 +6,12 @@ the load manifests, not one lookup (or one task) per file.  Every file is
 hashed (sha256) each run, even when its path, size and modification time match
 a recorded load: a file rewritten within the file system's time resolution, or
 restored with its old time, keeps both, and hashing small files costs less
-than a task run of Prefect's (measured: ``docs/benchmarks/many_files.json``).
+than a task run of Prefect's (measured: ``docs/bench-many-files.json``).
 
-The rules are those of one file at a time, decided against the warehouse as it
-was when the run started (:mod:`flows.lineage`):
+The rules are those of one file at a time (load ids: :mod:`flows.lineage`),
+decided against the warehouse as it was when the run started, so two files of
+one run that share a source (same name, format and benchmark in two folders)
+are each decided against the loads before the run:
 
 - bytes loaded by the current parser version of their format (or by an older
   one, without ``--reparse``) are unchanged, unless their source has since been
