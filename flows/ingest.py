@@ -1,9 +1,11 @@
 """The ingest flow: files or folders in, committed loads and a fresh catalog out.
 
-Per file, one task run: archive the bytes, parse and validate, write the load
-(retried on I/O errors only: the same bytes parse the same way; idempotent
-because every write goes to the load's own paths atomically).  A file that
-cannot be parsed is recorded as rejected and the other files go on.
+The files already loaded are found first, all at once (:mod:`flows.ingest_plan`);
+the others are read in batches, one task run each: archive the bytes, parse,
+validate, write the batch's loads (retried on I/O errors only: the same bytes
+parse the same way; idempotent because every write goes to the batch's own
+paths atomically).  A file that cannot be parsed is recorded as rejected and
+the other files go on.
 Re-ingesting the same bytes with the same format and benchmark is a no-op:
 the load id is a hash of exactly those and of the format's parser version.
 A file already loaded by an older parser version stays as it is unless
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import stat
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
@@ -21,19 +24,17 @@ from prefect import flow, get_run_logger
 
 from transforms.catalog import declared_rules
 from transforms.parsers import FORMATS, Format, ParseError, choose_format
-from transforms.parsers.base import BATTLES_TABLE, NotScoresError
-from transforms.validate import Validated, reason_counts, validate_rows
+from transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE, NotScoresError, Parsed
+from transforms.validate import reason_counts, validate_loads
 from transforms.validate_battles import ValidatedBattles, validate_battles
 from flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from flows.common import io_task, refresh_catalog
-from flows.lineage import (
-    ReparseError, benchmark_option, folder_of, ingested_version, lineage_notices, load_id_of, revert_id, stale_loads,
-    superseding_load,
-)
+from flows.ingest_plan import BATCH_FILES, FilePlan, batches, plan_files
+from flows.lineage import ReparseError, benchmark_option, folder_of, lineage_notices, load_id_of, stale_loads
 from flows.progress import progress as progress_of
 from flows.runners import map_tasks
 from warehouse.names import check_benchmark_name
-from warehouse.storage import LoadRecord, RawMissingError, Warehouse, partition_names
+from warehouse.storage import LoadRecord, NewLoad, RawMissingError, Warehouse, partition_names
 
 # Files in a data folder that document it rather than hold scores.
 DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")
@@ -175,22 +176,16 @@ def source_name(path: Path, fmt: Format) -> str:
     return path.name if folder is None else f"{folder}/{path.name}"
 
 
-def parse_and_validate(
+def parse_load(
     path: Path, fmt: Format, load_id: str, sha: str, benchmark: str | None, origin: str, reverts: str | None = None,
     columns: dict[str, str] | None = None,
-) -> tuple[LoadRecord, Validated | ValidatedBattles, tuple[str, ...]]:
-    """Parse ``path`` with ``fmt`` (raises :class:`ParseError`) and validate; ``origin`` is the file it came from,
-    ``reverts`` the earlier load of the same bytes this load makes current again, ``columns`` the user's
-    column mapping (role -> the file's column) for formats that take one."""
+) -> tuple[LoadRecord, Parsed, tuple[str, ...]]:
+    """Parse ``path`` with ``fmt`` (raises :class:`ParseError`): the load's manifest (row counts of the
+    validation to come) and what the parser read; ``origin`` is the file it came from, ``reverts`` the earlier
+    load of the same bytes this load makes current again, ``columns`` the user's column mapping (role -> the
+    file's column) for formats that take one."""
     parsed = fmt.read(path, benchmark, columns)
     partition_names(parsed.rows)
-    validated: Validated | ValidatedBattles
-    if fmt.table == BATTLES_TABLE:
-        validated = validate_battles(parsed.rows, file=origin, load_id=load_id)
-        landed = validated.battles
-    else:
-        validated = replace(validate_rows(parsed.rows, file=origin, load_id=load_id), systems=parsed.systems)
-        landed = validated.scores
     benchmarks = ",".join(parsed.benchmarks)
     record = LoadRecord(
         load_id=load_id,
@@ -201,20 +196,12 @@ def parse_and_validate(
         parser_version=fmt.parser_version,
         benchmark=benchmarks,
         rows_in=parsed.rows.height,
-        rows_landed=landed.height,
-        rows_quarantined=validated.quarantine.height,
+        rows_landed=0,
+        rows_quarantined=0,
         reverts=reverts,
     )
     problems = parsed.problems + ((f"reverts its source to load {reverts}",) if reverts else ())
-    return record, validated, problems
-
-
-def commit(warehouse: Warehouse, record: LoadRecord, validated: Validated | ValidatedBattles) -> None:
-    """Write a validated load to its table: battles beside the scores, or scores."""
-    if isinstance(validated, ValidatedBattles):
-        warehouse.write_battles_load(record, validated.battles, validated.quarantine)
-    else:
-        warehouse.write_load(record, validated.scores, validated.quarantine, validated.systems)
+    return record, parsed, problems
 
 
 def rejected(warehouse: Warehouse, origin: str, sha: str, error: Exception, reparse: bool) -> FileOutcome:
@@ -236,58 +223,121 @@ def rejected(warehouse: Warehouse, origin: str, sha: str, error: Exception, repa
     return FileOutcome(origin, "rejected", error=message, reparsed=reparse)
 
 
-@io_task
-def ingest_file(
-    warehouse: Warehouse, path: Path, format: str | None, benchmark: str | None, trust_pickle: bool,
-    reparse: bool = False, origin: str | None = None, columns: dict[str, str] | None = None,
-) -> FileOutcome:
-    """One file's whole ingest as one task run: archive, parse, validate, commit.
+@dataclass(frozen=True)
+class ParsedFile:
+    """A file's load before validation: its manifest, what the parser read, and when (its ``loaded_at``)."""
 
-    Bytes already loaded by an older parser version of the format are left alone
-    (``unchanged``, with that version) unless ``reparse``, when a new load of the
-    current version supersedes the old one.  ``origin`` is the file the bytes came
-    from when ``path`` is a staged copy of the raw archive.  ``columns`` maps roles to the file's
-    columns (``--model-a COL``, ``--system COL`` ...; read by a format that takes a mapping, ``battles`` or
-    ``user-table``): part of the load's identity, so the same bytes read with another mapping are another load.
+    record: LoadRecord
+    parsed: Parsed
+    read_at: datetime
 
-    One task run per file rather than one per step: a quarter of Prefect's
-    per-run bookkeeping, and one unit to retry or to send to a Dask worker.
-    A file that cannot be parsed is an outcome (``rejected``), not a task
-    failure.  Retried only on I/O errors, and safely: the archive is
-    content-addressed, every write goes to the load's own paths atomically,
-    and a second run of a committed file finds its load and changes nothing.
+
+class FileChangedError(OSError):
+    """A file whose bytes changed between the plan of the run and its read."""
+
+
+def read_file(
+    warehouse: Warehouse, plan: FilePlan, format: str | None, benchmark: str | None, trust_pickle: bool, reparse: bool,
+    columns: dict[str, str] | None = None,
+) -> tuple[FileOutcome, ParsedFile | None]:
+    """One file of a batch: archive, parse, validate; its outcome and the load to commit (None when there is none).
+
+    Bytes already loaded by an older parser version of the format were planned
+    ``unchanged`` unless ``reparse`` (:mod:`flows.ingest_plan`); a file read here
+    makes a load of the current version, or the revert its plan names.  ``columns`` maps roles to the
+    file's columns (``--model-a COL``, ``--system COL`` ...; read by a format that takes a mapping,
+    ``battles`` or ``user-table``): part of the load's identity, so the same bytes read with another
+    mapping are another load.
     """
-    origin = str(path) if origin is None else origin
-    sha = warehouse.archive_raw(path)
+    sha = warehouse.archive_raw(plan.path)
+    if sha != plan.sha:
+        error = FileChangedError(f"the file changed while it was being ingested; ingest {plan.origin} again")
+        return rejected(warehouse, plan.origin, sha, error, reparse), None
     try:
-        fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
+        fmt = choose_format(plan.path, format=format, trust_pickle=trust_pickle)
+        load_id = plan.load_id or load_id_of(
+            sha, fmt.name, benchmark, folder_of(plan.path, fmt), fmt.parser_version, columns)
+        record, parsed, problems = parse_load(plan.path, fmt, load_id, sha, benchmark, plan.origin, plan.reverts,
+                                              columns)
     except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
-        return rejected(warehouse, origin, sha, error, reparse)
-    folder = folder_of(path, fmt)
-    done = ingested_version(warehouse, sha, fmt, benchmark, folder, columns)
-    reverts = None
-    if done is not None and (done == fmt.parser_version or not reparse):
-        existing = load_id_of(sha, fmt.name, benchmark, folder, done, columns)
-        superseding = superseding_load(warehouse, existing)
-        if superseding is None:
-            return FileOutcome(origin, "unchanged", existing, fmt.name, parser_version=done)
-        # Known bytes whose source has since been corrected: ingesting them again reverts the correction.
-        load_id, reverts = revert_id(existing, superseding), existing
-    else:
-        load_id = load_id_of(sha, fmt.name, benchmark, folder, fmt.parser_version, columns)
-    try:
-        record, validated, problems = parse_and_validate(path, fmt, load_id, sha, benchmark, origin, reverts, columns)
-    except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
-        return rejected(warehouse, origin, sha, error, reparse)
-    with warehouse.write_lock():
-        commit(warehouse, record, validated)
-    warehouse.forget_rejected(sha)
-    return FileOutcome(
-        origin, "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")),
-        record.rows_in, record.rows_landed, record.rows_quarantined, reason_counts(validated.quarantine), problems,
-        parser_version=record.parser_version,
-        reparsed=reparse,
+        return rejected(warehouse, plan.origin, sha, error, reparse), None
+    outcome = FileOutcome(
+        plan.origin, "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")), record.rows_in,
+        problems=problems, parser_version=record.parser_version, reparsed=reparse,
     )
+    return outcome, ParsedFile(record, parsed, datetime.now(UTC))
+
+
+@io_task
+def ingest_batch(
+    warehouse: Warehouse, plans: list[FilePlan], format: str | None, benchmark: str | None, trust_pickle: bool,
+    reparse: bool = False, columns: dict[str, str] | None = None,
+) -> list[FileOutcome]:
+    """A batch of files as one task run: each archived, parsed and validated, then all committed together.
+
+    One task run per batch rather than per file: Prefect's bookkeeping of a
+    run (about 0.3 s) costs more than reading a small file, and a batch is one
+    unit to retry or to send to a Dask worker.  Parsers read one file each, so
+    a file that cannot be parsed is that file's outcome (``rejected``), never
+    the batch's; the rows of the batch are validated at once, each within its
+    own load (:func:`transforms.validate.validate_loads`).  Files of battles
+    are validated and committed each as a load of its own beside the scores
+    (:meth:`warehouse.storage.Warehouse.write_battles_load`).  Retried only on I/O
+    errors, and safely: the archive is content-addressed and the batch's files
+    are named by its loads and written atomically.
+    """
+    read = [read_file(warehouse, plan, format, benchmark, trust_pickle, reparse, columns) for plan in plans]
+    outcomes = [outcome for outcome, _ in read]
+    made = [(outcome, new) for outcome, new in read if new is not None]
+    scores = [(outcome, new) for outcome, new in made if new.parsed.table == SCORES_TABLE]
+    validated = validated_loads([new for _, new in scores]) if scores else []
+    battles = [(outcome, battle_load(new)) for outcome, new in made if new.parsed.table == BATTLES_TABLE]
+    if not made:
+        return outcomes
+    with warehouse.write_lock():
+        warehouse.write_loads(validated)
+        for _, (record, checked) in battles:
+            warehouse.write_battles_load(record, checked.battles, checked.quarantine)
+    landed = [(outcome, new.record, new.quarantine) for (outcome, _), new in zip(scores, validated, strict=True)]
+    landed += [(outcome, record, checked.quarantine) for outcome, (record, checked) in battles]
+    for outcome, record, quarantine in landed:
+        warehouse.forget_rejected(record.sha256)
+        outcome.rows_landed, outcome.rows_quarantined = record.rows_landed, record.rows_quarantined
+        outcome.quarantine_reasons = reason_counts(quarantine) if quarantine.height else {}
+    return outcomes
+
+
+def battle_load(new: ParsedFile) -> tuple[LoadRecord, ValidatedBattles]:
+    """A file of battles validated: its manifest with the row counts, and its battles and quarantine."""
+    checked = validate_battles(new.parsed.rows, file=new.record.file_name, load_id=new.record.load_id)
+    return replace(new.record, rows_landed=checked.battles.height, rows_quarantined=checked.quarantine.height), checked
+
+
+def validated_loads(parsed: list[ParsedFile]) -> list[NewLoad]:
+    """The parsed files of scores validated together: their loads, with their manifests' row counts.
+
+    Rows whose values are numbers (typed formats) and rows of text are validated apart: one value column each.
+    """
+    typed = [new.parsed.rows.schema["value"].is_float() for new in parsed]
+    scores, quarantine = {}, {}
+    for kind in set(typed):
+        group = [new for new, t in zip(parsed, typed, strict=True) if t == kind]
+        rows = pl.concat(
+            [new.parsed.rows.with_columns(file=pl.lit(new.record.file_name), load_id=pl.lit(new.record.load_id))
+             for new in group],
+            how="diagonal_relaxed",
+        )
+        checked = validate_loads(rows)
+        scores.update(checked.scores.partition_by("load_id", as_dict=True, maintain_order=True))
+        quarantine.update(checked.quarantine.partition_by("load_id", as_dict=True, maintain_order=True))
+    empty = validate_loads(parsed[0].parsed.rows.clear().with_columns(file=pl.lit(""), load_id=pl.lit("")))
+    out = []
+    for new in parsed:
+        key = (new.record.load_id,)
+        landed, held = scores.get(key, empty.scores), quarantine.get(key, empty.quarantine)
+        record = replace(new.record, rows_landed=landed.height, rows_quarantined=held.height)
+        out.append(NewLoad(record, landed, held, new.read_at, new.parsed.systems))
+    return out
 
 
 def ingest_files(
@@ -298,35 +348,56 @@ def ingest_files(
     trust_pickle: bool,
     progress: bool,
     parallel: bool = False,
+    reparse: bool = False,
+    origins: list[str] | None = None,
+    batch_files: int = BATCH_FILES,
     columns: dict[str, str] | None = None,
 ) -> list[FileOutcome]:
-    """Ingest ``files`` in order, with optional progress on stderr (:mod:`flows.progress`).
+    """Ingest ``files`` in order, with optional progress on stderr (:mod:`flows.progress`), counted in files.
 
-    With ``parallel`` every file is a task submitted to the flow's task runner.
-    The metric rules are checked first: a bad rules file raises
-    :class:`transforms.catalog.MetricRulesError` before any file is archived or
-    loaded, rather than at the catalog rebuild after the loads committed.
+    The files already loaded are found first, for all files at once (:func:`flows.ingest_plan.plan_files`);
+    the others are read in batches of up to ``batch_files`` files, one task each, submitted to the flow's
+    task runner with ``parallel``.  The metric rules are checked first: a bad rules file raises
+    :class:`transforms.catalog.MetricRulesError` before any file is archived or loaded, rather than at the
+    catalog rebuild after the loads committed.  ``origins`` are the files the bytes came from when
+    ``files`` are staged copies of the raw archive.
     """
     checked_metric_rules(warehouse)
-
-    if parallel:
-        return map_tasks(
-            ingest_file, [(warehouse, p, format, benchmark, trust_pickle, False, None, columns) for p in files], True
-        )
-
-    outcomes: list[FileOutcome] = []
-    with progress_of("ingest", len(files), progress) as done:
-        for path in files:
-            outcomes.append(ingest_file(warehouse, path, format, benchmark, trust_pickle, columns=columns))
-            done(f"{path.name} {outcomes[-1].status}")
-    return outcomes
+    plans = plan_files(warehouse, files, origins or [str(f) for f in files], format, benchmark, trust_pickle, reparse,
+                       columns)
+    outcomes: dict[str, FileOutcome] = {
+        p.origin: FileOutcome(p.origin, "unchanged", p.load_id, p.format, parser_version=p.parser_version)
+        for p in plans if p.action == "unchanged"
+    }
+    work = [(warehouse, batch, format, benchmark, trust_pickle, reparse, columns) for batch in batches(plans, batch_files)]
+    with progress_of("ingest", len(plans), progress and not parallel) as done:
+        for plan in plans:
+            if plan.action == "unchanged":
+                done(f"{plan.path.name} unchanged")
+        if parallel:
+            results = map_tasks(ingest_batch, work, True)
+        else:
+            results = []
+            for arguments in work:
+                results.append(ingest_batch(*arguments))
+                for outcome in results[-1]:
+                    done(f"{Path(outcome.path).name} {outcome.status}")
+        outcomes.update((o.path, o) for batch in results for o in batch)
+        for plan in plans:
+            if plan.action == "same":
+                first = outcomes[plans[plan.same_as].origin]
+                status = "unchanged" if first.status == "loaded" else first.status
+                outcomes[plan.origin] = replace(first, path=plan.origin, status=status, benchmarks=(), rows_in=0,
+                                                rows_landed=0, rows_quarantined=0, quarantine_reasons={}, problems=())
+                done(f"{plan.path.name} {status}")
+    return [outcomes[p.origin] for p in plans]
 
 
 def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]:
     """Re-derive every current load an older parser made, from its archived bytes.
 
-    One :func:`ingest_file` task per load (tens of files, not instances), each on the raw
-    bytes staged under the original file and folder names, so the original may be gone.
+    Each load read on its raw bytes staged under the original file and folder names, so the original
+    may be gone (tens of files, not instances: one batch each).
     """
     outcomes: list[FileOutcome] = []
     for load in stale_loads(warehouse).iter_rows(named=True):
@@ -339,7 +410,8 @@ def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]
         try:
             option = benchmark_option(load)
             with warehouse.staged_raw(load["sha256"], load["file_name"]) as staged:
-                outcomes.append(ingest_file(warehouse, staged, load["format"], option, trust_pickle, True, load["file_name"]))
+                outcomes.extend(ingest_files(warehouse, [staged], load["format"], option, trust_pickle, False,
+                                             reparse=True, origins=[load["file_name"]]))
         except (ReparseError, RawMissingError) as error:
             outcomes.append(FileOutcome(load["file_name"], "rejected", load["load_id"], load["format"], error=str(error),
                                         parser_version=load["parser_version"], reparsed=True))
@@ -381,24 +453,27 @@ def ingest_flow(
     reparse: bool = False,
     columns: dict[str, str] | None = None,
     higher_is_better: bool | None = None,
+    batch_files: int = BATCH_FILES,
 ) -> IngestReport:
     """Ingest ``paths`` (files or folders) into the warehouse at ``home``.
 
-    ``parallel`` submits one task per file to the flow's task runner (see
+    ``parallel`` submits one task per batch of files to the flow's task runner (see
     :func:`flows.runners.runner_options` for Dask).  ``reparse`` then re-derives
     the current loads an older parser version made (:func:`reparse_stale`);
     without it the report counts them.  ``columns`` maps roles to the files' column names
     (role -> column, e.g. ``{"model_a": "left"}`` for battles, ``{"system": "model", ...}`` for a user's
     table, :mod:`transforms.parsers.user_table`) for formats that take a mapping;
     ``higher_is_better`` then declares the direction of every metric a user's table holds
-    (:func:`declare_directions`).
+    (:func:`declare_directions`).  ``batch_files`` bounds the files read per task
+    (:mod:`flows.ingest_plan`; 1 reads each file in a task of its own, with the same outcome).
     """
     if benchmark is not None:
         check_benchmark_name(benchmark)  # before anything starts: it would name every file's partition
     warehouse = Warehouse(home)
     files, documents, skipped = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
-    report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel, columns)
+    report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel,
+                                          batch_files=batch_files, columns=columns)
     if higher_is_better is not None:
         declare_directions(warehouse, report.files, higher_is_better)
     if reparse:

@@ -50,31 +50,6 @@ def folder_of(path: Path, fmt: Format) -> str | None:
     return fmt.folder(path)
 
 
-def ingested_version(
-    warehouse: Warehouse, sha: str, fmt: Format, benchmark: str | None, folder: str | None,
-    columns: dict[str, str] | None = None,
-) -> int | None:
-    """The newest parser version of ``fmt`` (up to its current one) that has a load of these bytes (with ``columns``)."""
-    versions = range(fmt.parser_version, UNVERSIONED_PARSER - 1, -1)
-    return next(
-        (v for v in versions if warehouse.load_exists(load_id_of(sha, fmt.name, benchmark, folder, v, columns))), None
-    )
-
-
-def superseding_load(warehouse: Warehouse, load_id: str) -> str | None:
-    """The current load that superseded ``load_id`` (then re-ingesting its bytes is a revert), else None:
-    ``load_id`` is current, or the current load is its revert.
-
-    The current load may hold the same bytes and still supersede ``load_id``: the same file read
-    with another column mapping (:func:`load_id_of`'s ``columns``)."""
-    manifests = warehouse.manifests()
-    source = manifests.filter(pl.col("load_id") == load_id).get_column("source")
-    current = manifests.filter(pl.col("source").is_in(source.to_list()) & pl.col("is_current"))
-    if current.height == 0 or load_id in current.get_column("load_id").to_list() + current.get_column("reverts").to_list():
-        return None
-    return current.get_column("load_id")[0]
-
-
 def revert_id(load_id: str, superseding: str) -> str:
     """The id of the load that makes ``load_id`` current again after ``superseding`` replaced it.
 

@@ -42,24 +42,32 @@ class Validated:
 
 
 def _duplicated_keys(usable: pl.DataFrame) -> bool:
-    """Whether two usable rows may share a (system, voter) key.
+    """Whether two usable rows of one load may share a (system, voter) key.
 
     A hash of the key per row, counted: linear and cheap.  Equal hashes of
     different keys (a collision) only send the file down the exact path.
     """
-    distinct = usable.select(VOTER_KEY).hash_rows().n_unique()
+    distinct = usable.select(*VOTER_KEY, "load_id").hash_rows().n_unique()
     return distinct < usable.height
 
 
 def validate_rows(rows: pl.DataFrame, *, file: str, load_id: str) -> Validated:
-    """Split parsed ``rows`` of ``file`` into landed scores and quarantined rows.
+    """Split parsed ``rows`` of ``file`` into landed scores and quarantined rows (:func:`validate_loads`)."""
+    return validate_loads(rows.with_columns(file=pl.lit(file), load_id=pl.lit(load_id)))
 
-    ``value`` is text, or Float64 from a typed format (then nothing can be
-    non-numeric).  Files without any repeated key skip the per-key grouping.
+
+def validate_loads(rows: pl.DataFrame) -> Validated:
+    """Split parsed rows, each with its ``file`` and ``load_id``, into landed scores and quarantined rows.
+
+    Every rule is decided within a load (the rows of one file), so the parsed rows
+    of many small files are validated at once, for the cost of one.  ``value`` is
+    text, or Float64 from a typed format (then nothing can be non-numeric).
+    Loads without any repeated key skip the per-key grouping.
     """
     flagged = rows.get_column(PARSER_REASON) if PARSER_REASON in rows.columns else pl.lit(None, dtype=pl.String)
     # Names are compared without surrounding blanks: " BERT" and "BERT" are one system.
-    rows = conform(rows, parsed_schema(rows)).with_row_index("_row").with_columns(
+    schema = {**parsed_schema(rows), "file": pl.String(), "load_id": pl.String()}
+    rows = conform(rows, schema).with_row_index("_row").with_columns(
         pl.col("system", "task", "metric").str.strip_chars(), _flagged=flagged
     )
     typed = rows.schema["value"].is_float()
@@ -82,25 +90,25 @@ def validate_rows(rows: pl.DataFrame, *, file: str, load_id: str) -> Validated:
 
     usable = checked.filter(pl.col("reason").is_null())
     decided = _decide_duplicates(checked, usable) if _duplicated_keys(usable) else checked
-    landed = decided.filter(pl.col("reason").is_null()).with_columns(
-        score=pl.col("_number"), load_id=pl.lit(load_id)
-    )
-    quarantined = decided.filter(pl.col("reason").is_not_null()).with_columns(
-        pl.col("value").cast(pl.String), file=pl.lit(file), load_id=pl.lit(load_id)
-    )
+    landed = decided.filter(pl.col("reason").is_null()).with_columns(score=pl.col("_number"))
+    quarantined = decided.filter(pl.col("reason").is_not_null()).with_columns(pl.col("value").cast(pl.String))
     return Validated(conform(landed, SCORES), conform(quarantined, QUARANTINE))
 
 
 def _decide_duplicates(checked: pl.DataFrame, usable: pl.DataFrame) -> pl.DataFrame:
-    """``checked`` with a reason on every conflicting or repeated row of ``usable``, in row order."""
-    key = list(VOTER_KEY)
+    """``checked`` with a reason on every conflicting or repeated row of ``usable`` (keys within a load), in row order.
+
+    A row is named by its place in its own file: ``_row`` counts across loads, less the load's first row.
+    """
+    key = [*VOTER_KEY, "load_id"]
     per_key = usable.group_by(key).agg(
         pl.col("_number").n_unique().alias("_distinct"),
         pl.col("_number").sort().unique(maintain_order=True).alias("_values"),
         pl.col("_row").min().alias("_first_row"),
         pl.col("line").sort_by("_row").first().alias("_first_line"),
     )
-    usable = usable.join(per_key, on=key, how="left", nulls_equal=True)
+    starts = checked.group_by("load_id").agg(pl.col("_row").min().alias("_load_start"))
+    usable = usable.join(per_key, on=key, how="left", nulls_equal=True).join(starts, on="load_id")
     conflict = pl.col("_distinct") > 1
     duplicate = ~conflict & (pl.col("_row") != pl.col("_first_row"))
     usable = usable.with_columns(
@@ -112,7 +120,7 @@ def _decide_duplicates(checked: pl.DataFrame, usable: pl.DataFrame) -> pl.DataFr
             )
         )
         .when(duplicate & pl.col("_first_line").is_null())  # typed formats (Parquet) have rows, not lines
-        .then(pl.format("exact duplicate of row {}", (pl.col("_first_row") + 1).cast(pl.String)))
+        .then(pl.format("exact duplicate of row {}", (pl.col("_first_row") - pl.col("_load_start") + 1).cast(pl.String)))
         .when(duplicate)
         .then(pl.format("exact duplicate of line {}", pl.col("_first_line").cast(pl.String)))
         .otherwise(pl.lit(None, dtype=pl.String))

@@ -8,7 +8,8 @@ of the partition's dense matrix (its voters times the systems its tasks
 score: when tasks have their own systems, a partition of many tasks is far
 wider than any of them), so memory stays bounded whatever the size and shape
 of the benchmark.  Everything is planned from the loads' coverage (no scan of the
-scores); a partition is read straight from its loads' Parquet files, unless
+scores); a partition is read straight from its loads' Parquet files (a batch's
+file also holds other loads: rows are kept by task and load), unless
 two current loads score the same task, when the ``scores`` view settles which
 row is current.
 """
@@ -38,6 +39,7 @@ class Partition:
     level: str
     tasks: tuple[str, ...]
     files: tuple[str, ...]
+    loads: tuple[str, ...]  # the current loads whose rows of these tasks the files hold
     shared: bool  # some task is scored by two current loads: read through the scores view
     rows: int
 
@@ -78,6 +80,7 @@ def benchmark_shape(
     may_miss = per_cell.filter(
         (pl.col("systems") < len(systems)) | (pl.col("row_counts") > 1) | (pl.col("nulls") > 0)
     ).height > 0
+    batches = dict(warehouse.manifests().filter("is_current").select("load_id", "batch_id").iter_rows())
     tasks = (
         mine.group_by("task")
         .agg(pl.col("rows").sum(), pl.col("load_id").unique().sort(), pl.col("system").unique().alias("systems"))
@@ -90,12 +93,12 @@ def benchmark_shape(
         task_voters = task["rows"] / max(1, len(task["systems"]))  # about: a voter scores each of its task's systems
         wider = columns | set(task["systems"])
         if batch and (rows + task["rows"] > partition_rows or (voters + task_voters) * len(wider) > partition_cells):
-            partitions.append(_partition(warehouse, benchmark, level, batch))
+            partitions.append(_partition(warehouse, benchmark, level, batch, batches))
             batch, rows, voters, wider = [], 0, 0.0, set(task["systems"])
         batch.append(task)
         rows, voters, columns = rows + task["rows"], voters + task_voters, wider
     if batch:
-        partitions.append(_partition(warehouse, benchmark, level, batch))
+        partitions.append(_partition(warehouse, benchmark, level, batch, batches))
     return BenchmarkShape(
         benchmark=benchmark,
         level=level,
@@ -106,13 +109,17 @@ def benchmark_shape(
     )
 
 
-def _partition(warehouse: Warehouse, benchmark: str, level: str, tasks: list[dict]) -> Partition:
+def _partition(
+    warehouse: Warehouse, benchmark: str, level: str, tasks: list[dict], batches: dict[str, str],
+) -> Partition:
+    """``batches`` maps each current load to the batch whose files hold its rows (a load it lacks: its own)."""
     loads = sorted({load for t in tasks for load in t["load_id"]})
     return Partition(
         benchmark=benchmark,
         level=level,
         tasks=tuple(t["task"] for t in tasks),
-        files=tuple(str(warehouse.score_path(benchmark, level, load)) for load in loads),
+        files=tuple(str(warehouse.score_path(benchmark, level, b)) for b in sorted({batches.get(load, load) for load in loads})),
+        loads=tuple(loads),
         shared=any(len(t["load_id"]) > 1 for t in tasks),
         rows=sum(t["rows"] for t in tasks),
     )
@@ -133,7 +140,7 @@ def read_partition(warehouse: Warehouse, partition: Partition) -> pl.DataFrame:
     if partition.shared:
         return conform(pl.from_arrow(_read_shared(warehouse, partition)), SCORES)
     frame = pl.scan_parquet(list(partition.files)).select(list(SCORES))
-    return frame.filter(pl.col("task").is_in(list(partition.tasks))).collect()
+    return frame.filter(pl.col("task").is_in(list(partition.tasks)) & pl.col("load_id").is_in(list(partition.loads))).collect()
 
 
 def read_partition_arrow(warehouse: Warehouse, partition: Partition) -> pa.Table:
@@ -142,8 +149,9 @@ def read_partition_arrow(warehouse: Warehouse, partition: Partition) -> pa.Table
     Parquet stores the key columns dictionary-encoded; reading them as such
     keeps every row a small integer index into a few distinct names instead of
     a decoded string (what :func:`transforms.dense.dense_partition` needs, and
-    several times cheaper at millions of rows).  A load's file can hold tasks
-    of other partitions: rows are kept by task, decided once per distinct name.
+    several times cheaper at millions of rows).  A batch's file can hold tasks
+    of other partitions and rows of other loads: rows are kept by task and load,
+    decided once per distinct name.
     """
     import pyarrow.compute as pc  # ~0.1 s: loaded by instance-level ranks only, not by every command that plans one
 
@@ -152,13 +160,20 @@ def read_partition_arrow(warehouse: Warehouse, partition: Partition) -> pa.Table
         table = _read_shared(warehouse, partition)
         return pa.table({c: pc.dictionary_encode(table.column(c)) if c in strings else table.column(c) for c in SCORES})
     table = pq.read_table(list(partition.files), columns=list(SCORES), read_dictionary=strings, partitioning=None)
-    wanted = pa.array(partition.tasks, pa.string())
+    keep = _in_set(table.column("task"), partition.tasks) & _in_set(table.column("load_id"), partition.loads)
+    return table if keep.all() else table.filter(pa.array(keep))
+
+
+def _in_set(column: pa.ChunkedArray, values: tuple[str, ...]) -> np.ndarray:
+    """Whether each row of a dictionary-encoded ``column`` is one of ``values``, decided once per distinct name."""
+    import pyarrow.compute as pc  # as in read_partition_arrow, its only caller: loaded already
+
+    wanted = pa.array(values, pa.string())
     keep = [
         pc.is_in(chunk.dictionary, value_set=wanted).to_numpy(zero_copy_only=False)[chunk.indices.to_numpy()]
-        for chunk in table.column("task").chunks
+        for chunk in column.chunks
     ]
-    keep = np.concatenate(keep) if keep else np.zeros(0, dtype=bool)
-    return table if keep.all() else table.filter(pa.array(keep))
+    return np.concatenate(keep) if keep else np.zeros(0, dtype=bool)
 
 
 def read_metrics(warehouse: Warehouse, benchmark: str) -> pl.DataFrame:

@@ -191,6 +191,8 @@ LOADS: dict[str, pl.DataType] = {
     "loaded_at": pl.Datetime("us", "UTC"),
     # The earlier load of the same bytes this one makes current again (a revert), else null.
     "reverts": pl.String(),
+    # The batch committed with it: the name of the files that hold its rows (warehouse.storage).
+    "batch_id": pl.String(),
 }
 # Manifests written before parsers had versions have no ``parser_version``: they read as 1, the
 # version every format started at (a version-1 load id is the id those loads already have).

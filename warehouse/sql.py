@@ -101,13 +101,14 @@ def loads_relation(home: Path) -> str:
 
     Manifests are read by column name: one written before a column of :data:`LOADS` existed
     reads it as null (a plain ``read_parquet`` over mixed files would drop the column), and
-    ``parser_version`` as :data:`UNVERSIONED_PARSER`.
+    ``parser_version`` as :data:`UNVERSIONED_PARSER`, ``batch_id`` as the load id (one file per load).
     """
     manifests = empty_relation(LOADS)
     if any((home / "loads").glob("*.parquet")):
         files = sql_path(home / "loads" / "*.parquet")
         manifests += f" UNION ALL BY NAME SELECT * FROM read_parquet({files}, union_by_name = true)"
-    versioned = f"SELECT * REPLACE (coalesce(parser_version, {UNVERSIONED_PARSER}) AS parser_version) FROM ({manifests})"
+    versioned = (f"SELECT * REPLACE (coalesce(parser_version, {UNVERSIONED_PARSER}) AS parser_version, "
+                 f"coalesce(batch_id, load_id) AS batch_id) FROM ({manifests})")
     return f"SELECT *, {LOAD.window()} = 1 AS is_current FROM ({versioned})"
 
 

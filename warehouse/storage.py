@@ -3,21 +3,26 @@
 Layout under ``home``::
 
     raw/<sha[:2]>/<sha256><suffixes>          every ingested file, byte for byte
-    scores/benchmark=B/level=L/<load>.parquet hive partitions, one file per load
-    coverage/<load>.parquet                   what the load scored (warehouse.schema.COVERAGE)
-    quarantine/<load>.parquet                 rows that failed validation, with the reason
-    battles/benchmark=B/<load>.parquet        pairwise battles (warehouse.schema.BATTLES), one file per load
-    battles_quarantine/<load>.parquet         battles that failed validation, with the reason
-    systems/<load>.parquet                    what the file says about its systems (warehouse.schema.SYSTEMS)
-    rejected/<sha256>.parquet                 files that could not be parsed at all
-    loads/<load>.parquet                      the load manifest, written last
-    catalog.duckdb                            views over all of the above (warehouse.catalog)
+    scores/benchmark=B/level=L/<batch>.parquet hive partitions, one file per batch of loads
+    coverage/<batch>.parquet                   what the loads scored (warehouse.schema.COVERAGE)
+    quarantine/<batch>.parquet                 rows that failed validation, with the reason and file
+    systems/<batch>.parquet                    what the files say about their systems (warehouse.schema.SYSTEMS)
+    battles/benchmark=B/<load>.parquet         pairwise battles (warehouse.schema.BATTLES), one file per load
+    battles_quarantine/<load>.parquet          battles that failed validation, with the reason
+    rejected/<sha256>.parquet                  files that could not be parsed at all
+    loads/<batch>.parquet                      the manifests of the batch's loads, written last
+    catalog.duckdb                             views over all of the above (warehouse.catalog)
 
-A load becomes visible only when its manifest exists: the scores and
-quarantine files are written first, each aside and renamed into place, and
-the manifest last (the coverage just before it).  A crash at any point leaves either no manifest (the files
-written so far are ignored by every view and overwritten by the next attempt)
-or a complete load.  Writers take an exclusive lock on ``.lock``.  Every
+A load is one input file; a batch is the loads committed together
+(:meth:`Warehouse.write_loads`), so many small files make a few Parquet files
+rather than four each.  Every row keeps its ``load_id`` and every manifest row
+its ``batch_id``; a batch of one load is named by the load id (the layout from
+before batches).  A batch becomes visible only when its manifest exists: the
+scores and quarantine files are written first, each aside and renamed into
+place, and the manifest last (the coverage just before it).  A crash at any
+point leaves either no manifest or a complete batch; the files of a batch that
+never committed are removed by the next writer (:meth:`Warehouse.remove_uncommitted`),
+so no view reads them.  Writers take an exclusive lock on ``.lock``.  Every
 write and the lock go through :mod:`warehouse.atomic`.
 """
 
@@ -86,9 +91,31 @@ class LoadRecord:
     rows_quarantined: int
     reverts: str | None = None  # the earlier load of the same bytes this one makes current again
 
-    def frame(self, loaded_at: datetime) -> pl.DataFrame:
-        row = {**self.__dict__, "loaded_at": loaded_at}
+    def frame(self, loaded_at: datetime, batch: str | None = None) -> pl.DataFrame:
+        """The manifest row, in the batch ``batch`` (default: a batch of this load alone)."""
+        row = {**self.__dict__, "loaded_at": loaded_at, "batch_id": batch or self.load_id}
         return conform(pl.DataFrame([row]), LOADS)
+
+
+@dataclass(frozen=True)
+class NewLoad:
+    """One load to commit: its manifest, validated scores and quarantine, when it was made, and system metadata."""
+
+    record: LoadRecord
+    scores: pl.DataFrame
+    quarantine: pl.DataFrame
+    loaded_at: datetime
+    systems: pl.DataFrame | None = None  # what the file says about its systems (SYSTEMS), when it says anything
+
+
+def batch_id(load_ids: list[str]) -> str:
+    """The name of the files of a batch of loads: the load id for one, a hash of the sorted ids for several.
+
+    Derived from the loads, so a retried batch overwrites its own files.
+    """
+    if len(load_ids) == 1:
+        return load_ids[0]
+    return hashlib.sha256("|".join(sorted(load_ids)).encode()).hexdigest()[:20]
 
 
 class RawMissingError(FileNotFoundError):
@@ -150,34 +177,55 @@ class Warehouse:
         finally:
             shutil.rmtree(scratch)
 
-    def load_exists(self, load_id: str) -> bool:
-        return (self.dir("loads") / f"{load_id}.parquet").exists()
-
     def write_load(
         self, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame, systems: pl.DataFrame | None = None,
     ) -> None:
-        """Write one load's partitions, quarantine and system metadata, then its manifest (the commit point)."""
-        scores = conform(scores, SCORES)
-        names = partition_names(scores)
-        task_rows = scores.get_column("instance").null_count()
-        if len(names) == 1 and task_rows in (0, scores.height):  # the usual load: one partition, no split
-            level = "task" if task_rows else "instance"
-            atomic.write_parquet(scores, self.score_path(names[0], level, record.load_id))
-            coverage = coverage_of(scores.with_columns(level=pl.lit(level)))
-        else:
-            leveled = scores.with_columns(
-                level=pl.when(pl.col("instance").is_null()).then(pl.lit("task")).otherwise(pl.lit("instance"))
-            )
-            for (benchmark, level), part in leveled.group_by("benchmark", "level"):
-                atomic.write_parquet(part.drop("level"), self.score_path(benchmark, level, record.load_id))
-            coverage = coverage_of(leveled)
+        """Write one load as a batch of one (:meth:`write_loads`)."""
+        self.write_loads([NewLoad(record, scores, quarantine, datetime.now(UTC), systems)])
+
+    def write_loads(self, loads: list[NewLoad]) -> None:
+        """Write a batch of loads: their partitions, quarantine, system metadata and coverage, then their manifests
+        (the commit point).
+
+        All rows of a (benchmark, level) go to one file, whichever load they come from (each row
+        keeps its ``load_id``).  The caller holds the write lock.
+        """
+        if not loads:
+            return
+        batch = batch_id([new.record.load_id for new in loads])
+        self.remove_uncommitted()
+        scores = pl.concat([conform(new.scores, SCORES) for new in loads])
+        partition_names(scores)
+        leveled = scores.with_columns(
+            level=pl.when(pl.col("instance").is_null()).then(pl.lit("task")).otherwise(pl.lit("instance"))
+        )
+        for (benchmark, level), part in leveled.group_by("benchmark", "level"):
+            atomic.write_parquet(part.drop("level"), self.score_path(benchmark, level, batch))
+        quarantine = pl.concat([conform(new.quarantine, QUARANTINE) for new in loads])
         if quarantine.height:
-            atomic.write_parquet(conform(quarantine, QUARANTINE), self.dir("quarantine") / f"{record.load_id}.parquet")
-        if systems is not None and systems.height:
-            atomic.write_parquet(conform(systems, SYSTEMS).with_columns(load_id=pl.lit(record.load_id)),
-                                 self.dir("systems") / f"{record.load_id}.parquet")
-        atomic.write_parquet(coverage, self.dir("coverage") / f"{record.load_id}.parquet")
-        atomic.write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
+            atomic.write_parquet(quarantine, self.dir("quarantine") / f"{batch}.parquet")
+        systems = [conform(new.systems, SYSTEMS).with_columns(load_id=pl.lit(new.record.load_id))
+                   for new in loads if new.systems is not None and new.systems.height]
+        if systems:
+            atomic.write_parquet(pl.concat(systems), self.dir("systems") / f"{batch}.parquet")
+        atomic.write_parquet(coverage_of(leveled), self.dir("coverage") / f"{batch}.parquet")
+        manifests = pl.concat([new.record.frame(new.loaded_at, batch) for new in loads])
+        atomic.write_parquet(manifests, self.dir("loads") / f"{batch}.parquet")
+
+    def remove_uncommitted(self) -> None:
+        """Remove the scores, coverage, quarantine and system files of batches that have no manifest.
+
+        Called under the write lock, when no writer is between its first file and its manifest:
+        such files are a crashed writer's.  A later batch may hold the same loads, and every
+        view reads all files of a folder, so they would be read twice.
+        """
+        committed = {p.stem for p in self.dir("loads").glob("*.parquet")}
+        folders = [self.dir("coverage"), self.dir("quarantine"), self.dir("systems"),
+                   *self.dir("scores").glob("benchmark=*/level=*")]
+        for folder in folders:
+            for path in folder.glob("*.parquet"):
+                if path.stem not in committed:
+                    path.unlink(missing_ok=True)
 
     def write_battles_load(self, record: LoadRecord, battles: pl.DataFrame, quarantine: pl.DataFrame) -> None:
         """Write one load of battles and its quarantine, then its manifest (the commit point), as :meth:`write_load`.
@@ -212,13 +260,16 @@ class Warehouse:
         return conform(frame, LOADS).with_columns(frame.get_column("is_current"))
 
     def current_coverage(self) -> pl.DataFrame:
-        """The coverage (:data:`COVERAGE`) of the current loads, backfilled for loads written before it existed."""
-        current = self.manifests().filter("is_current").get_column("load_id").to_list()
-        frames = []
-        for load_id in current:
-            path = self.dir("coverage") / f"{load_id}.parquet"
+        """The coverage (:data:`COVERAGE`) of the current loads, backfilled for batches written before it existed.
+
+        One file per batch, read once however many of its loads are current.
+        """
+        current = self.manifests().filter("is_current")
+        paths = []
+        for batch in sorted(current.get_column("batch_id").unique().to_list()):
+            path = self.dir("coverage") / f"{batch}.parquet"
             if not path.exists():  # idempotent: any writer computes the same file
-                files = sorted(self.dir("scores").glob(f"benchmark=*/level=*/{load_id}.parquet"))
+                files = sorted(self.dir("scores").glob(f"benchmark=*/level=*/{batch}.parquet"))
                 scores = [
                     conform(pl.read_parquet(f), SCORES).with_columns(level=pl.lit(f.parent.name.removeprefix("level=")))
                     for f in files
@@ -226,8 +277,11 @@ class Warehouse:
                 leveled = pl.concat(scores) if scores else conform(pl.DataFrame(schema=SCORES), SCORES).with_columns(
                     level=pl.lit(None, dtype=pl.String))
                 atomic.write_parquet(coverage_of(leveled), path)
-            frames.append(pl.read_parquet(path))
-        return pl.concat(frames) if frames else pl.DataFrame(schema=COVERAGE)
+            paths.append(path)
+        if not paths:
+            return pl.DataFrame(schema=COVERAGE)
+        loads = current.get_column("load_id").implode()
+        return conform(pl.scan_parquet(paths).filter(pl.col("load_id").is_in(loads)).collect(), COVERAGE)
 
     def declare_metric_rules(self, rules: pl.DataFrame) -> None:
         """Put ``rules`` (:data:`METRIC_RULES`) first in ``declared_metric_rules.csv``, replacing earlier rules

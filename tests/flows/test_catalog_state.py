@@ -25,17 +25,19 @@ from warehouse.storage import Warehouse
 KILLED_AFTER_MANIFEST = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
-    from flows.ingest import ingest_file
+    from flows.ingest import ingest_batch
+    from flows.ingest_plan import plan_files
     from warehouse.storage import Warehouse
 
-    commit = Warehouse.write_load
+    commit = Warehouse.write_loads
 
-    def write_load_then_die(self, record, scores, quarantine, systems=None):
-        commit(self, record, scores, quarantine, systems)
+    def write_loads_then_die(self, loads):
+        commit(self, loads)
         os.kill(os.getpid(), signal.SIGKILL)
 
-    Warehouse.write_load = write_load_then_die
-    ingest_file.fn(Warehouse(sys.argv[1]), Path(sys.argv[2]), None, None, False)
+    Warehouse.write_loads = write_loads_then_die
+    warehouse, path = Warehouse(sys.argv[1]), Path(sys.argv[2])
+    ingest_batch.fn(warehouse, plan_files(warehouse, [path], [str(path)], None, None, False, False), None, None, False)
 """)
 
 

@@ -53,7 +53,7 @@ def flows_tasks() -> dict[str, Task]:
 def test_every_task_of_the_flows_that_retries_retries_on_io_errors_only():
     tasks = flows_tasks()
     # the walk sees the I/O tasks and the pure ones (a walk that found nothing would prove nothing)
-    assert {"flows.common.refresh_catalog", "flows.ingest.ingest_file", "flows.rank.read_benchmark",
+    assert {"flows.common.refresh_catalog", "flows.ingest.ingest_batch", "flows.rank.read_benchmark",
             "flows.rank.store_snapshot", "flows.refresh.move_file", "flows.analyze.store_analysis",
             "flows.run.export_latest_report", "flows.rank.rank_ballots"} <= set(tasks)
     retrying = {name for name, t in tasks.items() if t.retries}

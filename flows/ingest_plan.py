@@ -1,0 +1,145 @@
+"""Which input files an ingest has to read, decided before any task runs, and the batches they are read in.
+
+A file whose bytes are already loaded the way this run would load them is
+``unchanged``: found with one join of every file's candidate load ids against
+the load manifests, not one lookup (or one task) per file.  Every file is
+hashed (sha256) each run, even when its path, size and modification time match
+a recorded load: a file rewritten within the file system's time resolution, or
+restored with its old time, keeps both, and hashing small files costs less
+than a task run of Prefect's (measured: ``docs/bench-many-files.json``).
+
+The rules are those of one file at a time (load ids: :mod:`flows.lineage`),
+decided against the warehouse as it was when the run started, so two files of
+one run that share a source (same name, format and benchmark in two folders)
+are each decided against the loads before the run:
+
+- bytes loaded by the current parser version of their format (or by an older
+  one, without ``--reparse``) are unchanged, unless their source has since been
+  corrected by another load (other bytes, or the same bytes read with another
+  column mapping) that is not this load's own revert: then the file is read again as a revert
+  (:func:`flows.lineage.revert_id`) that makes the old load current again;
+- two files of one run with the same bytes, format, benchmark and folder are
+  one load: the first is read, the others share its outcome;
+- everything else is read and loaded, in batches of at most
+  :data:`BATCH_FILES` files and :data:`BATCH_BYTES` bytes (a larger file is a
+  batch of its own): one task per batch, whose loads are committed together
+  (:meth:`warehouse.storage.Warehouse.write_loads`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from transforms.parsers import choose_format
+from flows.lineage import folder_of, load_id_of, revert_id
+from warehouse.schema import UNVERSIONED_PARSER
+from warehouse.storage import Warehouse, sha256_of
+
+# A batch: 2,000 MTEB results parse in about 3 s and hold about 600,000 rows (some 150 MB in memory);
+# 32 MB of text is a large WMT segment file, whose rows alone take a few hundred MB.
+BATCH_FILES = 2_000
+BATCH_BYTES = 32 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class FilePlan:
+    """One input file and what the run does with it."""
+
+    path: Path
+    origin: str  # the file the bytes came from (``path`` may be a staged copy of the raw archive)
+    sha: str
+    size: int
+    action: str  # "read"; "unchanged" (``load_id`` names its load); "same" as the file ``same_as`` of this run
+    format: str | None = None  # of an unchanged load
+    load_id: str | None = None  # of an unchanged load, or the revert to make
+    parser_version: int | None = None  # of an unchanged load
+    reverts: str | None = None  # the load a read makes current again
+    same_as: int | None = None  # index of the file of this run with the same load
+
+
+def plan_files(
+    warehouse: Warehouse, paths: list[Path], origins: list[str], format: str | None, benchmark: str | None,
+    trust_pickle: bool, reparse: bool, columns: dict[str, str] | None = None,
+) -> list[FilePlan]:
+    """What to do with each of ``paths`` (module docstring), in their order; ``columns`` is the column mapping
+    the files are read with (part of a load's identity, :func:`flows.lineage.load_id_of`)."""
+    shas = [sha256_of(p) for p in paths]
+    manifests = warehouse.manifests()
+    counts = pl.Series(shas, dtype=pl.String).value_counts()
+    repeated = {sha for sha, n in counts.iter_rows() if n > 1}
+    known = set(manifests.get_column("sha256").to_list()) | repeated
+    candidates = []  # (file, version, current version, load id, format) of every file whose bytes may be loaded
+    for i, (path, sha) in enumerate(zip(paths, shas, strict=True)):
+        if sha not in known:
+            continue
+        try:
+            fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
+        except Exception:  # noqa: BLE001 - the read of the file says what is wrong with it
+            continue
+        folder = folder_of(path, fmt)
+        for version in range(fmt.parser_version, UNVERSIONED_PARSER - 1, -1):
+            candidates.append((i, version, fmt.parser_version,
+                               load_id_of(sha, fmt.name, benchmark, folder, version, columns), fmt.name, sha))
+    plans = [FilePlan(p, o, s, p.stat().st_size, "read") for p, o, s in zip(paths, origins, shas, strict=True)]
+    if not candidates:
+        return plans
+    frame = pl.DataFrame(candidates, schema=["file", "version", "current", "load_id", "format", "sha256"], orient="row")
+    reverts: dict[str, int] = {}  # revert load id -> the file of this run that makes it
+    for row in _decide(frame, manifests, reparse).iter_rows(named=True):
+        plan = plans[row["file"]]
+        if row["action"] == "unchanged":
+            plans[row["file"]] = FilePlan(plan.path, plan.origin, plan.sha, plan.size, "unchanged", row["format"],
+                                          row["load_id"], row["version"])
+        elif row["action"] == "revert":
+            load_id = revert_id(row["load_id"], row["current_id"])
+            first = reverts.setdefault(load_id, row["file"])
+            plans[row["file"]] = (
+                FilePlan(plan.path, plan.origin, plan.sha, plan.size, "read", load_id=load_id, reverts=row["load_id"])
+                if first == row["file"] else FilePlan(plan.path, plan.origin, plan.sha, plan.size, "same", same_as=first)
+            )
+        elif row["action"] == "same":
+            plans[row["file"]] = FilePlan(plan.path, plan.origin, plan.sha, plan.size, "same", same_as=row["first"])
+    return plans
+
+
+def _decide(candidates: pl.DataFrame, manifests: pl.DataFrame, reparse: bool) -> pl.DataFrame:
+    """Per file with a candidate load: ``unchanged``, ``revert`` (of ``load_id``, superseded by ``current_id``),
+    ``same`` (as the earlier file ``first`` of the run) or ``read``; one join against the manifests."""
+    sources = manifests.select("load_id", "source")
+    current = manifests.filter("is_current").select("source", current_id="load_id", current_reverts="reverts")
+    found = (
+        candidates.join(sources, on="load_id", how="left")
+        .filter(pl.col("source").is_not_null())
+        .sort("file", "version", descending=[False, True])
+        .unique("file", keep="first", maintain_order=True)
+        .filter((pl.col("version") == pl.col("current")) | ~pl.lit(reparse))
+        .join(current, on="source", how="left")
+    )
+    # Superseded: the source's current load is another one, and not this load's own revert.  It may hold the
+    # same bytes: the same file read with another column mapping.
+    superseded = pl.col("current_id").is_not_null() & (pl.col("current_id") != pl.col("load_id")) & (
+        pl.col("current_reverts").is_null() | (pl.col("current_reverts") != pl.col("load_id")))
+    found = found.select("file", "version", "load_id", "format", "current_id",
+                         action=pl.when(superseded).then(pl.lit("revert")).otherwise(pl.lit("unchanged")))
+    # Files of this run whose bytes no manifest holds yet, and would make the same load: the first one reads it.
+    fresh = candidates.filter(pl.col("version") == pl.col("current")).join(found.select("file"), on="file", how="anti")
+    same = fresh.with_columns(first=pl.col("file").min().over("load_id")).filter(pl.col("file") != pl.col("first"))
+    same = same.select("file", "version", "load_id", "format", current_id=pl.lit(None, pl.String),
+                       action=pl.lit("same"), first="first")
+    return pl.concat([found.with_columns(first=pl.lit(None, pl.Int64)), same], how="vertical_relaxed").sort("file")
+
+
+def batches(plans: list[FilePlan], max_files: int = BATCH_FILES, max_bytes: int = BATCH_BYTES) -> list[list[FilePlan]]:
+    """The plans to read, in order, cut into batches of at most ``max_files`` files and ``max_bytes`` bytes."""
+    out: list[list[FilePlan]] = []
+    size = 0
+    for plan in (p for p in plans if p.action == "read"):
+        if not out or len(out[-1]) >= max_files or (out[-1] and size + plan.size > max_bytes):
+            out.append([])
+            size = 0
+        out[-1].append(plan)
+        size += plan.size
+    return out
