@@ -293,7 +293,7 @@ def parse_model_meta(path: Path, benchmark: str | None) -> Parsed:
     problems = [f"model metadata of {system_of(path)!r}, revision {path.parent.name}"]
     if unreadable:
         problems.append(f"field(s) {unreadable} left null: their values are not of the field's type")
-    return Parsed(rows_frame(benchmark or BENCHMARK, [], [], None, [], [], None), tuple(problems), systems)
+    return Parsed(rows_frame(benchmark or BENCHMARK, [], [], None, [], [], None), tuple(problems), systems=systems)
 
 
 register_format(
