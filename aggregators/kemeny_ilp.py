@@ -90,24 +90,31 @@ class _Program:
 
         Never materialises every triple (``n^3 / 6`` of them: 57 million for 700 systems): one
         system ``i`` at a time, vectorised over the pairs ``j < k`` below it.  Of the violated rows
-        of one ``i`` at most ``ROWS_PER_ROUND / (n - 2)`` are kept, the most violated: a round
-        adds at most :data:`ROWS_PER_ROUND` rows, and the rest are found again in later rounds
-        if the next solution still breaks them.
+        at most :data:`ROWS_PER_ROUND` are returned, the most violated (ties in triple order): the
+        rest are found again in later rounds if the next solution still breaks them.  The rows kept
+        while searching are pruned to that many whenever they reach twice as many, so memory stays
+        bounded whatever the number of violated rows.
         """
         n = self.pair_id.shape[0]
         above = np.zeros((n, n))
         if x is not None:
             above[self.first, self.second] = x
         upper = np.triu(np.ones((n, n), dtype=bool), 1)
-        per_system = max(ROWS_PER_ROUND // max(n - 2, 1), 1)
-        found = [self.no_triples]
+        found, excess = [self.no_triples], [np.zeros(0)]
+        kept = 0
         for i in range(n - 2):
             below = upper[i + 1 :, i + 1 :]
-            chosen = np.flatnonzero(below) if x is None else _most_violated(above, i, below, per_system)
+            chosen, by = (np.flatnonzero(below), None) if x is None else _violated(above, i, below)
             j, k = np.divmod(chosen, n - i - 1)
             j, k = j + i + 1, k + i + 1
             found.append(np.stack([self.pair_id[i, j], self.pair_id[j, k], self.pair_id[i, k]], axis=1))
-        return np.concatenate(found)
+            if by is not None:
+                excess.append(by)
+                kept += by.size
+                if kept >= 2 * ROWS_PER_ROUND:
+                    found, excess = _most_violated(found, excess)
+                    kept = excess[0].size
+        return np.concatenate(found) if x is None else _most_violated(found, excess)[0][0]
 
     def rows(self, triples: np.ndarray) -> LinearConstraint:
         """``0 <= x_ij + x_jk - x_ik <= 1`` for the given triples."""
@@ -135,20 +142,23 @@ class _Program:
         return (position[self.first] < position[self.second]).astype(float)
 
 
-def _most_violated(above: np.ndarray, i: int, below: np.ndarray, limit: int) -> np.ndarray:
-    """Flat indices into ``below`` of the pairs ``j < k`` (both after ``i``) whose row ``x`` breaks, at most ``limit``.
-
-    The most violated first, ties in index order (reproducible); returned in index order.
-    """
+def _violated(above: np.ndarray, i: int, below: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices into ``below`` of the pairs ``j < k`` (both after ``i``) whose row ``x`` breaks, and by how much."""
     row = above[i, i + 1 :]
     # 0 <= x_ij + x_jk - x_ik <= 1, i.e. |x_ij + x_jk - x_ik - 1/2| <= 1/2
     value = above[i + 1 :, i + 1 :] + (row[:, None] - row[None, :] - 0.5)
     excess = np.where(below, np.abs(value, out=value) - 0.5, 0.0).ravel()
     chosen = np.flatnonzero(excess > FEASIBILITY)
-    if chosen.size > limit:
-        chosen = np.sort(chosen[np.argsort(-excess[chosen], kind="stable")[:limit]])
-    return chosen
+    return chosen, excess[chosen]
 
+
+def _most_violated(found: list[np.ndarray], excess: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The at most :data:`ROWS_PER_ROUND` most violated of ``found`` rows (ties in their order), in their order."""
+    rows, by = np.concatenate(found), np.concatenate(excess)
+    if by.size > ROWS_PER_ROUND:
+        keep = np.sort(np.argsort(-by, kind="stable")[:ROWS_PER_ROUND])
+        rows, by = rows[keep], by[keep]
+    return [rows], [by]
 
 def improve(costs: np.ndarray, order: np.ndarray, tolerance: float) -> np.ndarray:
     """Local search: move one system at a time to its cheapest place, until no move saves more than ``tolerance``."""
