@@ -206,15 +206,41 @@ def _method_runs(args: argparse.Namespace):  # noqa: ANN202
     return [MethodRun(m, params.get(m, {}), two_step=args.two_step) for m in args.method]
 
 
+def battle_selection(args: argparse.Namespace):  # noqa: ANN202 - warehouse.battle_filters.BattleSelection | None
+    """The battles the filters and ``--bothbad`` select; None when none of them is given."""
+    from warehouse.battle_filters import BattleFilters, BattleSelection
+
+    filters = BattleFilters.of(judge=args.judge, category=args.category, language=args.language,
+                               since=args.since, until=args.until)
+    if not filters and args.bothbad is None:
+        return None
+    return BattleSelection(filters, args.bothbad or BattleSelection.bothbad)
+
+
 def cmd_rank(args: argparse.Namespace) -> int:
     quiet_prefect()
     from flows.rank import rank_flow
 
     runs = _method_runs(args)
+    selection = battle_selection(args)
+    check_rank_selection(args, selection is not None)
     flow, parallel = _with_runner(rank_flow, args)
     outcomes = flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs, parallel=parallel,
-                    progress=not parallel)
+                    progress=not parallel, battles=selection)
     return 1 if print_rankings(outcomes) else 0
+
+
+def check_rank_selection(args: argparse.Namespace, battle_options: bool) -> None:
+    """What to rank exists and fits the options (:func:`flows.rank.rank_levels`), checked before the flow
+    starts, so a mistake is a usage error (exit 2), not a failed flow run."""
+    from flows.rank import RankSelectionError, rank_levels
+    from warehouse.storage import Warehouse
+
+    current_catalog(args.home)
+    try:
+        rank_levels(Warehouse(args.home), args.benchmark, args.level, battle_options)
+    except RankSelectionError as error:
+        raise UsageError(f"scorehouse rank: {error}") from None
 
 
 def cmd_snapshots(args: argparse.Namespace) -> int:

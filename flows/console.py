@@ -62,6 +62,10 @@ def print_rankings(outcomes) -> int:  # noqa: ANN001 - flows.rank.BenchmarkOutco
 
     failures = 0
     for outcome in outcomes:
+        if outcome.error:
+            failures += 1
+            print(f"\n== {outcome.benchmark} ({outcome.level} level): not ranked: {outcome.error}", file=sys.stderr)
+            continue
         done = [(m.run, m.ranking) for m in outcome.methods if m.ranking is not None]
         new = sum(m.new for m in outcome.methods)
         print(f"\n== {outcome.benchmark} ({outcome.level} level): {len(done)} method(s), {new} new snapshot(s)")
