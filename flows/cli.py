@@ -146,6 +146,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_runner_options(rank)
     rank.set_defaults(handler=commands.cmd_rank, prefect="flow")
 
+    arena = sub.add_parser("arena", help="the arena leaderboard of a benchmark's battles (Elo-scale ratings, "
+                           "bootstrap intervals), stored as a snapshot")
+    arena.add_argument("--benchmark", required=True, help="a benchmark holding battles")
+    arena.add_argument("--anchor", metavar="SYSTEM", help="the system rated 1000 (default: the mean rating is 1000)")
+    arena.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the battles (default 1000)")
+    arena.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    arena.add_argument("--max-rows", type=int, default=60)
+    add_battle_filters(arena)
+    arena.set_defaults(handler=commands.cmd_arena, prefect="flow", level="battles")
+
     snapshots = sub.add_parser("snapshots", help="list ranking snapshots")
     snapshots.add_argument("--benchmark")
     snapshots.add_argument("--max-rows", type=int, default=100)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
-from flows.console import print_analyses, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
+from flows.console import print_analyses, print_arena, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
 
 
 class UsageError(Exception):
@@ -206,13 +206,13 @@ def _method_runs(args: argparse.Namespace):  # noqa: ANN202
     return [MethodRun(m, params.get(m, {}), two_step=args.two_step) for m in args.method]
 
 
-def battle_selection(args: argparse.Namespace):  # noqa: ANN202 - warehouse.battle_filters.BattleSelection | None
-    """The battles the filters and ``--bothbad`` select; None when none of them is given."""
+def battle_selection(args: argparse.Namespace, always: bool = False):  # noqa: ANN202 - BattleSelection | None
+    """The battles the filters and ``--bothbad`` select; None when none of them is given (unless ``always``)."""
     from warehouse.battle_filters import BattleFilters, BattleSelection
 
     filters = BattleFilters.of(judge=args.judge, category=args.category, language=args.language,
                                since=args.since, until=args.until)
-    if not filters and args.bothbad is None:
+    if not filters and args.bothbad is None and not always:
         return None
     return BattleSelection(filters, args.bothbad or BattleSelection.bothbad)
 
@@ -230,6 +230,16 @@ def cmd_rank(args: argparse.Namespace) -> int:
     return 1 if print_rankings(outcomes) else 0
 
 
+def cmd_arena(args: argparse.Namespace) -> int:
+    quiet_prefect()
+    from flows.arena import arena_flow
+
+    check_rank_selection(args, True)
+    outcome = arena_flow(args.benchmark, home=args.home, battles=battle_selection(args, always=True),
+                         anchor=args.anchor, n_resamples=args.resamples, seed=args.seed)
+    return print_arena(outcome, args.max_rows)
+
+
 def check_rank_selection(args: argparse.Namespace, battle_options: bool) -> None:
     """What to rank exists and fits the options (:func:`flows.rank.rank_levels`), checked before the flow
     starts, so a mistake is a usage error (exit 2), not a failed flow run."""
@@ -238,7 +248,8 @@ def check_rank_selection(args: argparse.Namespace, battle_options: bool) -> None
 
     current_catalog(args.home)
     try:
-        rank_levels(Warehouse(args.home), args.benchmark, args.level, battle_options)
+        benchmarks = [args.benchmark] if isinstance(args.benchmark, str) else args.benchmark
+        rank_levels(Warehouse(args.home), benchmarks, args.level, battle_options)
     except RankSelectionError as error:
         raise UsageError(f"scorehouse rank: {error}") from None
 

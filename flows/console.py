@@ -81,6 +81,21 @@ def print_rankings(outcomes) -> int:  # noqa: ANN001 - flows.rank.BenchmarkOutco
     return failures
 
 
+def print_arena(outcome, max_rows: int) -> int:  # noqa: ANN001 - flows.arena.ArenaOutcome
+    """Print an arena leaderboard and its snapshot; return the exit code (1 when there is none)."""
+    import polars as pl
+
+    if outcome.error:
+        print(f"scorehouse arena: {outcome.benchmark}: not ranked: {outcome.error}", file=sys.stderr)
+        return 1
+    state = "new" if outcome.new else "unchanged"
+    print(f"== {outcome.benchmark} arena leaderboard (snapshot {outcome.snapshot_id}, {state}): {outcome.parameters}")
+    board = outcome.leaderboard.with_columns(pl.col("rating", "lower", "upper").round(1), pl.col("win_rate").round(3))
+    print_frame(board.select("rank", "rank_ub", "system", "rating", "lower", "upper", "n_battles", "win_rate"),
+                max_rows=max_rows)
+    return 0
+
+
 def print_refresh(report) -> None:  # noqa: ANN001 - flows.refresh.RefreshReport
     for outcome, moved in zip(report.files, report.moved, strict=True):
         detail = outcome.error or f"{outcome.rows_landed} rows landed, {outcome.rows_quarantined} quarantined"

@@ -9,6 +9,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -17,7 +18,7 @@ from flows.cli import main
 from tests.flows.conftest import SUPERGLUE, VALUE
 from transforms.synth_battles import synth_battles
 from warehouse.catalog import connect, query_frame
-from warehouse.snapshots import read_coverage, read_snapshot
+from warehouse.snapshots import read_arena, read_coverage, read_snapshot
 from warehouse.storage import Warehouse
 
 FIXTURES = Path(__file__).resolve().parents[1] / "transforms" / "fixtures" / "battles"
@@ -134,3 +135,58 @@ def test_a_method_without_a_battles_form_is_reported_not_stored(arena, capsys):
     assert main(["--home", home, "rank", "--benchmark", "arena", "--method", "borda"]) == 1
     assert "does not rank battles" in capsys.readouterr().err
     assert manifests(home, "benchmark = 'arena' AND method = 'borda'").height == 0
+
+
+def test_arena_leaderboard_is_a_snapshot_on_the_elo_scale_of_bradley_terry(arena, capsys):
+    home, battles = arena
+    assert main(["--home", home, "arena", "--benchmark", "arena", "--resamples", "200", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    snap = manifests(home, "method = 'arena'").row(0, named=True)
+    assert snap["level"] == "battles" and snap["snapshot_id"] in out
+    assert json.loads(snap["parameters"]) == {"anchor": None, "battles": {"bothbad": "tie"}, "level": 0.95,
+                                              "n_resamples": 200, "seed": 1}
+    assert snap["n_voters"] == battles.height and list(snap["load_ids"]) == list(
+        manifests(home, "benchmark = 'arena' AND method = 'bradley_terry'").get_column("load_ids")[0])
+    warehouse = Warehouse(home)
+    board = read_arena(warehouse, "arena", snap["snapshot_id"]).sort("system")
+    _, ranking = read_snapshot(warehouse, snap["snapshot_id"])
+    assert ranking.sort("system").get_column("score").to_list() == board.get_column("rating").to_list()
+    assert board.get_column("rating").mean() == pytest.approx(1000.0)
+    # the Elo scale of the rank flow's Bradley-Terry snapshot: 400 log10 of the strength ratio
+    bt = manifests(home, "benchmark = 'arena' AND method = 'bradley_terry' AND parameters = '{\"battles\":{\"bothbad\":\"tie\"}}'")
+    _, strengths = read_snapshot(warehouse, bt.get_column("snapshot_id")[0])
+    log_strength = strengths.sort("system").get_column("score").to_numpy()
+    expected = 1000 + 400 / np.log(10) * (log_strength - log_strength.mean())
+    np.testing.assert_allclose(board.get_column("rating").to_numpy(), expected, atol=1e-6)
+    # battles and win rate per system counted by Polars on the file (a tie half to each side)
+    credit = pl.concat([
+        battles.select(pl.col("model_a").alias("system"),
+                       pl.when(pl.col("winner") == "model_a").then(1.0).when(pl.col("winner") == "model_b").then(0.0)
+                       .otherwise(0.5).alias("credit")),
+        battles.select(pl.col("model_b").alias("system"),
+                       pl.when(pl.col("winner") == "model_b").then(1.0).when(pl.col("winner") == "model_a").then(0.0)
+                       .otherwise(0.5).alias("credit")),
+    ]).group_by("system").agg(pl.len().alias("n_battles"), pl.col("credit").mean().alias("win_rate")).sort("system")
+    assert board.get_column("n_battles").to_list() == credit.get_column("n_battles").to_list()
+    np.testing.assert_allclose(board.get_column("win_rate").to_numpy(), credit.get_column("win_rate").to_numpy())
+    assert (board.get_column("lower") <= board.get_column("rating")).all()
+    assert (board.get_column("rating") <= board.get_column("upper")).all()
+    # the same inputs, parameters and code: the same snapshot, not a new one
+    assert main(["--home", home, "arena", "--benchmark", "arena", "--resamples", "200", "--seed", "1"]) == 0
+    assert f"(snapshot {snap['snapshot_id']}, unchanged)" in capsys.readouterr().out
+
+
+def test_arena_anchor_and_its_errors(arena, capsys):
+    home, _ = arena
+    assert main(["--home", home, "arena", "--benchmark", "arena", "--resamples", "50", "--anchor", "model-002",
+                 "--category", "coding"]) == 0
+    snap = manifests(home, "method = 'arena' AND parameters LIKE '%model-002%'").row(0, named=True)
+    board = read_arena(Warehouse(home), "arena", snap["snapshot_id"])
+    anchored = board.filter(pl.col("system") == "model-002").row(0, named=True)
+    assert (anchored["rating"], anchored["lower"], anchored["upper"]) == (1000.0, 1000.0, 1000.0)
+    assert json.loads(snap["parameters"])["battles"] == {"bothbad": "tie", "category": ["coding"]}
+    capsys.readouterr()
+    assert main(["--home", home, "arena", "--benchmark", "arena", "--resamples", "50", "--anchor", "nope"]) == 1
+    assert "anchor 'nope' is not a system of the battles" in capsys.readouterr().err
+    assert main(["--home", home, "arena", "--benchmark", "value"]) == 2
+    assert "hold no battles" in capsys.readouterr().err
