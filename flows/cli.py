@@ -193,8 +193,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", type=Path, required=True)
     export.set_defaults(handler=commands.cmd_export)
 
-    synth = sub.add_parser("synth", help="write synthetic instance-level dumps with a known true ranking")
+    synth = sub.add_parser("synth", help="write synthetic instance-level dumps, or an arena of battles (--battles), "
+                           "with a known true ranking")
     synth.add_argument("--output", type=Path, required=True, help="folder to write csv/, parquet/ and spec.json into")
+    synth.add_argument("--battles", type=int, metavar="N",
+                       help="write N arena battles among --systems systems of known strength instead "
+                            "(battles.jsonl, battles.parquet, spec.json)")
     synth.add_argument("--scores", type=int, help="total number of scores (sets --instances)")
     synth.add_argument("--benchmarks", type=int, default=1)
     synth.add_argument("--tasks", type=int, default=16, help="tasks (language pairs, datasets) per benchmark")
@@ -206,7 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--rescale", type=float, default=1.0, help="factor applied to one task's scores")
     synth.add_argument("--missing", type=float, default=0.0, help="fraction of (system, task) cells left out")
     synth.add_argument("--seed", type=int, default=0)
-    synth.add_argument("--format", action="append", choices=("csv", "parquet"), help="default: both")
+    synth.add_argument("--format", action="append", choices=("csv", "parquet", "jsonl"),
+                       help="csv and parquet (default: both); with --battles jsonl and parquet (default: both)")
     synth.set_defaults(handler=commands.cmd_synth)
 
     analyze = sub.add_parser("analyze", help="robustness experiments and method disagreement on one benchmark")

@@ -357,8 +357,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
+    if args.battles is not None:
+        return synth_arena(args)
     from flows.synth import write_synthetic
     from transforms.synth import SynthSpec, instances_for
+    from warehouse.dumps import DUMP_FORMATS
+
+    formats = tuple(args.format or DUMP_FORMATS)
+    if not set(formats) <= set(DUMP_FORMATS):
+        raise UsageError(f"scorehouse synth: instance dumps are {' and '.join(DUMP_FORMATS)}; jsonl goes with --battles")
 
     instances = args.instances
     if args.scores is not None:
@@ -369,9 +376,27 @@ def cmd_synth(args: argparse.Namespace) -> int:
         systems=args.systems, phi=args.phi, corrupted_fraction=args.corrupted, rescale=args.rescale,
         missing_fraction=args.missing, seed=args.seed,
     )
-    summary = write_synthetic(spec, args.output, tuple(args.format or ("csv", "parquet")))
+    summary = write_synthetic(spec, args.output, formats)
     print(f"wrote {summary['n_scores']} scores ({spec.benchmarks} benchmark(s) x {spec.tasks} tasks x "
           f"{spec.metrics} metrics x {spec.instances} instances x up to {spec.systems} systems) to {args.output}")
+    return 0
+
+
+def synth_arena(args: argparse.Namespace) -> int:
+    """``scorehouse synth --battles N``: a synthetic arena (:func:`flows.synth.write_synthetic_arena`)."""
+    from flows.synth import write_synthetic_arena
+    from warehouse.dumps import BATTLE_DUMP_FORMATS
+
+    formats = tuple(args.format or BATTLE_DUMP_FORMATS)
+    if not set(formats) <= set(BATTLE_DUMP_FORMATS):
+        raise UsageError(f"scorehouse synth: --battles writes {' and '.join(BATTLE_DUMP_FORMATS)}, not "
+                         f"{', '.join(sorted(set(formats) - set(BATTLE_DUMP_FORMATS)))}")
+    try:
+        summary = write_synthetic_arena(args.battles, args.systems, args.seed, args.output, formats)
+    except ValueError as error:
+        raise UsageError(f"scorehouse synth: {error}") from None
+    print(f"wrote {args.battles} battles among {args.systems} systems ({', '.join(summary['files'])}) and their "
+          f"true strengths (spec.json) to {args.output}")
     return 0
 
 
