@@ -3,7 +3,7 @@
 The leaderboard is :func:`aggregators.arena_leaderboard`: Bradley–Terry on the
 Elo scale (400 · log10, anchored at the mean = 1000 or at a named system), 95%
 bootstrap intervals, the rank and the "statistically tied" rank, battles and
-win rate per system.  It is stored as a snapshot of method :data:`METHOD`
+win rate per system.  It is stored as a snapshot of method ``arena``
 (level ``battles``) like every ranking: its parameters are the anchor, the
 resamples, the seed, the interval level and the battle selection; its input
 fingerprint holds the benchmark's battle loads, its code version the rank code;
@@ -24,11 +24,10 @@ from flows.common import io_task, refresh_catalog
 from flows.rank import battle_coverage, rank_levels, selected_battles
 from warehouse.battle_filters import BattleSelection
 from warehouse.queries import battle_loads
-from warehouse.schema import BATTLE_LEVEL, METRICS
+from warehouse.schema import ARENA_METHOD, BATTLE_LEVEL, METRICS
 from warehouse.snapshots import SnapshotRequest, canonical_parameters, code_version, input_fingerprint, write_snapshot
 from warehouse.storage import Warehouse
 
-METHOD = "arena"  # the snapshots' method: bootstrapped Bradley–Terry on the Elo scale
 LEVEL = 0.95  # the intervals' coverage
 
 
@@ -83,7 +82,7 @@ def arena_flow(
     load_ids = battle_loads(warehouse)[benchmark]
     played = int(leaderboard.get_column("n_battles").sum()) // 2  # each battle counts for both its systems
     request = SnapshotRequest(
-        benchmark=benchmark, level=BATTLE_LEVEL, method=METHOD, parameters=outcome.parameters,
+        benchmark=benchmark, level=BATTLE_LEVEL, method=ARENA_METHOD, parameters=outcome.parameters,
         input_fingerprint=input_fingerprint(list(load_ids), pl.DataFrame(schema=METRICS)), load_ids=load_ids,
         code_version=code_version(), n_voters=played, n_systems=leaderboard.height,
         notes=(f"Bradley-Terry on {played} battles, Elo scale anchored at "

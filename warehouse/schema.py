@@ -237,8 +237,9 @@ SNAPSHOT_COVERAGE: dict[str, pl.DataType] = {
     "n_voters": pl.Int64(),
 }
 
-# The arena leaderboard an ``arena`` snapshot stores beside its ranking (arena.parquet):
+# The method name of the arena snapshots (``scorehouse arena``), and the arena leaderboard such a snapshot stores beside its ranking (arena.parquet):
 # the columns of aggregators.arena_leaderboard.
+ARENA_METHOD = "arena"
 ARENA_LEADERBOARD: dict[str, pl.DataType] = {
     "system": pl.String(),
     "rating": pl.Float64(),
