@@ -34,12 +34,43 @@ def benchmark_option(value: str) -> str:
 
 
 def level_name(value: str) -> str:
-    """``--level``: one of the warehouse's levels (checked on use, so ``--help`` does not import Polars)."""
-    from warehouse.schema import LEVELS
+    """``--level``: one of the levels a snapshot ranks (checked on use, so ``--help`` does not import Polars)."""
+    from warehouse.schema import SNAPSHOT_LEVELS
 
-    if value not in LEVELS:
-        raise argparse.ArgumentTypeError(f"choose from {', '.join(LEVELS)}, got {value!r}")
+    if value not in SNAPSHOT_LEVELS:
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(SNAPSHOT_LEVELS)}, got {value!r}")
     return value
+
+
+def time_bound(value: str):  # noqa: ANN201 - a datetime; the module is imported on use
+    """``--since``/``--until``: an ISO 8601 date or time (UTC when it has no offset)."""
+    from warehouse.battle_filters import as_utc
+
+    try:
+        return as_utc(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"an ISO 8601 date or time such as 2026-01-01 or 2026-01-01T12:00, "
+                                         f"got {value!r}") from None
+
+
+def bothbad_rule(value: str) -> str:
+    """``--bothbad``: one of the aggregators' rules for a both-bad tie (checked on use)."""
+    from aggregators.schemas import BOTHBAD_RULES
+
+    if value not in BOTHBAD_RULES:
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(BOTHBAD_RULES)}, got {value!r}")
+    return value
+
+
+def add_battle_filters(parser: argparse.ArgumentParser) -> None:
+    """The options that select the battles to rank (README: 'Ranking battles'); any of them means level battles."""
+    group = parser.add_argument_group("battles", "select the battles to rank (each filter repeatable: any of the values)")
+    for name in ("judge", "category", "language"):
+        group.add_argument(f"--{name}", action="append", metavar=name.upper(), help=f"keep the battles of this {name}")
+    group.add_argument("--since", type=time_bound, metavar="TIME", help="keep the battles at or after TIME (UTC)")
+    group.add_argument("--until", type=time_bound, metavar="TIME", help="keep the battles before TIME (UTC)")
+    group.add_argument("--bothbad", type=bothbad_rule, metavar="tie|drop",
+                       help="a 'tie (bothbad)' battle counts as a tie (default) or is dropped")
 
 
 def add_home_option(parser: argparse.ArgumentParser, default: str | None) -> None:
@@ -108,12 +139,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     rank = sub.add_parser("rank", help="rank benchmarks and store the results as snapshots")
     rank.add_argument("--benchmark", action="append", help="benchmark to rank (repeatable; default: all)")
-    rank.add_argument("--level", type=level_name, help="task or instance; default: each benchmark's natural level")
+    rank.add_argument("--level", type=level_name,
+                      help="task, instance or battles; default: each benchmark's natural level")
     rank.add_argument("--method", action="append", help="registry method name (repeatable; default: a documented set)")
     rank.add_argument("--param", action="append", metavar="METHOD.KEY=VALUE", help="a method parameter (repeatable)")
     rank.add_argument("--two-step", action="store_true", help="run the --method(s) two-step (within groups, then across)")
+    add_battle_filters(rank)
     add_runner_options(rank)
     rank.set_defaults(handler=commands.cmd_rank, prefect="flow")
+
+    arena = sub.add_parser("arena", help="the arena leaderboard of a benchmark's battles (Elo-scale ratings, "
+                           "bootstrap intervals), stored as a snapshot")
+    arena.add_argument("--benchmark", required=True, help="a benchmark holding battles")
+    arena.add_argument("--anchor", metavar="SYSTEM", help="the system rated 1000 (default: the mean rating is 1000)")
+    arena.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the battles (default 1000)")
+    arena.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    arena.add_argument("--max-rows", type=int, default=60)
+    add_battle_filters(arena)
+    arena.set_defaults(handler=commands.cmd_arena, prefect="flow", level="battles")
 
     snapshots = sub.add_parser("snapshots", help="list ranking snapshots")
     snapshots.add_argument("--benchmark")
@@ -152,8 +195,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", type=Path, required=True)
     export.set_defaults(handler=commands.cmd_export)
 
-    synth = sub.add_parser("synth", help="write synthetic instance-level dumps with a known true ranking")
+    synth = sub.add_parser("synth", help="write synthetic instance-level dumps, or an arena of battles (--battles), "
+                           "with a known true ranking")
     synth.add_argument("--output", type=Path, required=True, help="folder to write csv/, parquet/ and spec.json into")
+    synth.add_argument("--battles", type=int, metavar="N",
+                       help="write N arena battles among --systems systems of known strength instead "
+                            "(battles.jsonl, battles.parquet, spec.json)")
     synth.add_argument("--scores", type=int, help="total number of scores (sets --instances)")
     synth.add_argument("--benchmarks", type=int, default=1)
     synth.add_argument("--tasks", type=int, default=16, help="tasks (language pairs, datasets) per benchmark")
@@ -165,7 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--rescale", type=float, default=1.0, help="factor applied to one task's scores")
     synth.add_argument("--missing", type=float, default=0.0, help="fraction of (system, task) cells left out")
     synth.add_argument("--seed", type=int, default=0)
-    synth.add_argument("--format", action="append", choices=("csv", "parquet"), help="default: both")
+    synth.add_argument("--format", action="append", choices=("csv", "parquet", "jsonl"),
+                       help="csv and parquet (default: both); with --battles jsonl and parquet (default: both)")
     synth.set_defaults(handler=commands.cmd_synth)
 
     analyze = sub.add_parser("analyze", help="robustness experiments and method disagreement on one benchmark")

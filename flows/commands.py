@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
-from flows.console import print_analyses, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
+from flows.console import print_analyses, print_arena, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
 
 
 class UsageError(Exception):
@@ -230,14 +230,51 @@ def _method_runs(args: argparse.Namespace):  # noqa: ANN202
     return [MethodRun(m, params.get(m, {}), two_step=args.two_step) for m in args.method]
 
 
+def battle_selection(args: argparse.Namespace, always: bool = False):  # noqa: ANN202 - BattleSelection | None
+    """The battles the filters and ``--bothbad`` select; None when none of them is given (unless ``always``)."""
+    from warehouse.battle_filters import BattleFilters, BattleSelection
+
+    filters = BattleFilters.of(judge=args.judge, category=args.category, language=args.language,
+                               since=args.since, until=args.until)
+    if not filters and args.bothbad is None and not always:
+        return None
+    return BattleSelection(filters, args.bothbad or BattleSelection.bothbad)
+
+
 def cmd_rank(args: argparse.Namespace) -> int:
     from flows.rank import rank_flow
 
     runs = _method_runs(args)
+    selection = battle_selection(args)
+    check_rank_selection(args, selection is not None)
     flow, parallel = _with_runner(rank_flow, args)
     outcomes = flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs, parallel=parallel,
-                    progress=not parallel)
+                    progress=not parallel, battles=selection)
     return 1 if print_rankings(outcomes) else 0
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    quiet_prefect()
+    from flows.arena import arena_flow
+
+    check_rank_selection(args, True)
+    outcome = arena_flow(args.benchmark, home=args.home, battles=battle_selection(args, always=True),
+                         anchor=args.anchor, n_resamples=args.resamples, seed=args.seed)
+    return print_arena(outcome, args.max_rows)
+
+
+def check_rank_selection(args: argparse.Namespace, battle_options: bool) -> None:
+    """What to rank exists and fits the options (:func:`flows.rank.rank_levels`), checked before the flow
+    starts, so a mistake is a usage error (exit 2), not a failed flow run."""
+    from flows.rank import RankSelectionError, rank_levels
+    from warehouse.storage import Warehouse
+
+    current_catalog(args.home)
+    try:
+        benchmarks = [args.benchmark] if isinstance(args.benchmark, str) else args.benchmark
+        rank_levels(Warehouse(args.home), benchmarks, args.level, battle_options)
+    except RankSelectionError as error:
+        raise UsageError(f"scorehouse rank: {error}") from None
 
 
 def cmd_snapshots(args: argparse.Namespace) -> int:
@@ -341,8 +378,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
+    if args.battles is not None:
+        return synth_arena(args)
     from flows.synth import write_synthetic
     from transforms.synth import SynthSpec, instances_for
+    from warehouse.dumps import DUMP_FORMATS
+
+    formats = tuple(args.format or DUMP_FORMATS)
+    if not set(formats) <= set(DUMP_FORMATS):
+        raise UsageError(f"scorehouse synth: instance dumps are {' and '.join(DUMP_FORMATS)}; jsonl goes with --battles")
 
     instances = args.instances
     if args.scores is not None:
@@ -353,9 +397,27 @@ def cmd_synth(args: argparse.Namespace) -> int:
         systems=args.systems, phi=args.phi, corrupted_fraction=args.corrupted, rescale=args.rescale,
         missing_fraction=args.missing, seed=args.seed,
     )
-    summary = write_synthetic(spec, args.output, tuple(args.format or ("csv", "parquet")))
+    summary = write_synthetic(spec, args.output, formats)
     print(f"wrote {summary['n_scores']} scores ({spec.benchmarks} benchmark(s) x {spec.tasks} tasks x "
           f"{spec.metrics} metrics x {spec.instances} instances x up to {spec.systems} systems) to {args.output}")
+    return 0
+
+
+def synth_arena(args: argparse.Namespace) -> int:
+    """``scorehouse synth --battles N``: a synthetic arena (:func:`flows.synth.write_synthetic_arena`)."""
+    from flows.synth import write_synthetic_arena
+    from warehouse.dumps import BATTLE_DUMP_FORMATS
+
+    formats = tuple(args.format or BATTLE_DUMP_FORMATS)
+    if not set(formats) <= set(BATTLE_DUMP_FORMATS):
+        raise UsageError(f"scorehouse synth: --battles writes {' and '.join(BATTLE_DUMP_FORMATS)}, not "
+                         f"{', '.join(sorted(set(formats) - set(BATTLE_DUMP_FORMATS)))}")
+    try:
+        summary = write_synthetic_arena(args.battles, args.systems, args.seed, args.output, formats)
+    except ValueError as error:
+        raise UsageError(f"scorehouse synth: {error}") from None
+    print(f"wrote {args.battles} battles among {args.systems} systems ({', '.join(summary['files'])}) and their "
+          f"true strengths (spec.json) to {args.output}")
     return 0
 
 

@@ -62,6 +62,10 @@ def print_rankings(outcomes) -> int:  # noqa: ANN001 - flows.rank.BenchmarkOutco
 
     failures = 0
     for outcome in outcomes:
+        if outcome.error:
+            failures += 1
+            print(f"\n== {outcome.benchmark} ({outcome.level} level): not ranked: {outcome.error}", file=sys.stderr)
+            continue
         done = [(m.run, m.ranking) for m in outcome.methods if m.ranking is not None]
         new = sum(m.new for m in outcome.methods)
         print(f"\n== {outcome.benchmark} ({outcome.level} level): {len(done)} method(s), {new} new snapshot(s)")
@@ -75,6 +79,21 @@ def print_rankings(outcomes) -> int:  # noqa: ANN001 - flows.rank.BenchmarkOutco
                 failures += 1
                 print(f"  {m.run.label}: not ranked: {m.error}", file=sys.stderr)
     return failures
+
+
+def print_arena(outcome, max_rows: int) -> int:  # noqa: ANN001 - flows.arena.ArenaOutcome
+    """Print an arena leaderboard and its snapshot; return the exit code (1 when there is none)."""
+    import polars as pl
+
+    if outcome.error:
+        print(f"scorehouse arena: {outcome.benchmark}: not ranked: {outcome.error}", file=sys.stderr)
+        return 1
+    state = "new" if outcome.new else "unchanged"
+    print(f"== {outcome.benchmark} arena leaderboard (snapshot {outcome.snapshot_id}, {state}): {outcome.parameters}")
+    board = outcome.leaderboard.with_columns(pl.col("rating", "lower", "upper").round(1), pl.col("win_rate").round(3))
+    print_frame(board.select("rank", "rank_ub", "system", "rating", "lower", "upper", "n_battles", "win_rate"),
+                max_rows=max_rows)
+    return 0
 
 
 def print_refresh(report) -> None:  # noqa: ANN001 - flows.refresh.RefreshReport

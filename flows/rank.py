@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import polars as pl
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
@@ -27,8 +28,12 @@ from prefect.cache_policies import NO_CACHE
 from aggregators import (
     REGISTRY,
     AggregationError,
+    InvalidParameterError,
     Partial,
     RankingResult,
+    aggregate_battles,
+    battle_counts,
+    build_battles,
     build_profile,
     combine,
     finish_partitioned,
@@ -44,7 +49,9 @@ from flows.runners import map_tasks
 from transforms.ballots import ballots as make_ballots
 from transforms.rank_plan import MethodRun, NotApplicable, complete_ballots, default_runs
 from warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition_arrow
-from warehouse.queries import benchmark_scores
+from warehouse.battle_filters import BattleFilters, BattleSelection
+from warehouse.queries import battle_loads, benchmark_scores, read_battles
+from warehouse.schema import BATTLE_LEVEL, METRICS
 from warehouse.snapshots import (
     SnapshotRequest,
     canonical_parameters,
@@ -77,6 +84,7 @@ class BenchmarkOutcome:
     benchmark: str
     level: str
     methods: list[MethodOutcome] = field(default_factory=list)
+    error: str | None = None  # why nothing was ranked (battle filters that keep no battle)
 
 
 @io_task
@@ -162,11 +170,13 @@ def store_snapshot(
 def store_results(
     warehouse: Warehouse, outcome: BenchmarkOutcome, results: list[tuple[MethodRun, RankingResult | AggregationError]],
     fingerprint: str, load_ids: tuple[str, ...], version: str, coverage: pl.DataFrame,
+    extra: dict | None = None,
 ) -> BenchmarkOutcome:
     """Write one snapshot per successful method run, with the benchmark's ``coverage``; record the refusals.
 
     The coverage counts every voter of the benchmark (also for a method that
     ranks its complete part only): how much data there is on each system and pair.
+    ``extra`` parameters (the battle selection) are recorded beside each method's.
     """
     for method_run, result in results:
         if isinstance(result, NotApplicable):
@@ -179,7 +189,7 @@ def store_results(
             benchmark=outcome.benchmark,
             level=outcome.level,
             method=method_run.method,
-            parameters=canonical_parameters(method_run.parameters),
+            parameters=canonical_parameters(method_run.parameters | (extra or {})),
             input_fingerprint=fingerprint,
             load_ids=load_ids,
             code_version=version,
@@ -244,6 +254,109 @@ def rank_benchmark(
     return store_results(warehouse, outcome, results, fingerprint, load_ids, version, coverage)
 
 
+class RankSelectionError(ValueError):
+    """What to rank does not exist or does not fit the options (an unknown benchmark, battle filters
+    for scores): the command says so and exits 2."""
+
+
+def rank_battles(
+    warehouse: Warehouse, benchmark: str, runs: list[MethodRun] | None, selection: BattleSelection,
+    load_ids: tuple[str, ...], version: str,
+) -> BenchmarkOutcome:
+    """Rank the battles of ``benchmark`` that ``selection`` keeps with each method run (default :data:`BATTLE_DEFAULTS`).
+
+    The snapshots record level ``battles``, the filters and the both-bad rule in their parameters
+    (under ``battles``), the benchmark's battle loads in their input fingerprint, and as coverage
+    each system's battles and each pair's battles between them.
+    """
+    outcome = BenchmarkOutcome(benchmark, BATTLE_LEVEL)
+    battles = selected_battles(warehouse, benchmark, selection)
+    if isinstance(battles, str):
+        outcome.error = battles
+        return outcome
+    chosen = runs or default_runs(BATTLE_LEVEL, False)
+    results = [(r, rank_battle_run(battles, selection.bothbad, r)) for r in chosen]
+    try:
+        coverage = battle_coverage(battles, selection.bothbad)
+    except AggregationError as error:  # nothing left to rank (every battle a dropped both-bad tie)
+        outcome.error = str(error)
+        return outcome
+    fingerprint = input_fingerprint(list(load_ids), pl.DataFrame(schema=METRICS))
+    return store_results(warehouse, outcome, results, fingerprint, load_ids, version, coverage,
+                         extra={BATTLE_LEVEL: selection.parameters()})
+
+
+@task(cache_policy=NO_CACHE)
+def rank_battle_run(battles: pl.DataFrame, bothbad: str, method_run: MethodRun) -> RankingResult | AggregationError:
+    """Run one method on battles; a refusal (a method without a battles form, a bad parameter) is returned."""
+    if method_run.two_step:
+        return InvalidParameterError("--two-step has no meaning for battles (they have no groups); leave it out")
+    try:
+        return aggregate_battles(method_run.method, battles, method_run.params, bothbad=bothbad)
+    except AggregationError as error:
+        return error
+
+
+def battle_coverage(battles: pl.DataFrame, bothbad: str) -> pl.DataFrame:
+    """:func:`warehouse.snapshots.coverage_frame` of battles: per system its battles, per pair theirs."""
+    counts = battle_counts(build_battles(battles, bothbad=bothbad))
+    played = counts.voters.copy()
+    np.fill_diagonal(played, counts.voters.sum(1))
+    return coverage_frame(counts.systems, played)
+
+
+def selected_battles(warehouse: Warehouse, benchmark: str, selection: BattleSelection) -> pl.DataFrame | str:
+    """The battles ``selection`` keeps, or why there is none (naming the filters)."""
+    battles = read_benchmark_battles(warehouse, benchmark, selection.filters)
+    if battles.height:
+        return battles
+    return (f"no battle of {benchmark!r} matches the filters {selection.filters.describe()}; "
+            f"see the values it has with: scorehouse sql \"SELECT judge, category, language, min(tstamp), "
+            f"max(tstamp), count(*) FROM battles WHERE benchmark = '{benchmark}' GROUP BY ALL\"")
+
+
+@io_task
+def read_benchmark_battles(warehouse: Warehouse, benchmark: str, filters: BattleFilters) -> pl.DataFrame:
+    return read_battles(warehouse, benchmark, **filters.read_options())
+
+
+def rank_levels(
+    warehouse: Warehouse, benchmarks: list[str] | None, level: str | None, battle_options: bool
+) -> list[tuple[str, str]]:
+    """The (benchmark, level) pairs a rank run ranks, by name.
+
+    Without ``level``, each benchmark's natural level: instance when it has
+    instance scores, else task, and ``battles`` for a benchmark that holds
+    battles only; a benchmark with scores and battles ranks its scores (its
+    battles with ``--level battles``).  Battle options (filters, ``--bothbad``)
+    mean level ``battles``: given for a benchmark without battles, or with a
+    score level, they are a :class:`RankSelectionError`, as is an unknown benchmark.
+    """
+    scores = coverage_levels(warehouse)
+    battles = battle_loads(warehouse)
+    held = sorted(set(scores.get_column("benchmark").to_list()) | set(battles))
+    unknown = sorted(set(benchmarks or ()) - set(held))
+    if unknown:
+        raise RankSelectionError(f"no scores or battles for benchmark(s) {unknown} in {warehouse.home}; "
+                                 f"known: {', '.join(held)}")
+    if battle_options and level not in (None, BATTLE_LEVEL):
+        raise RankSelectionError(f"the battle filters and --bothbad select battles; they do not apply to "
+                                 f"--level {level} (leave them out, or use --level {BATTLE_LEVEL})")
+    selected = benchmarks or held
+    if battle_options or level == BATTLE_LEVEL:
+        without = [b for b in benchmarks or () if b not in battles]
+        if without:
+            raise RankSelectionError(f"benchmark(s) {without} hold no battles (only scores), so the battle filters, "
+                                     f"--bothbad and --level {BATTLE_LEVEL} do not apply; benchmarks with battles: "
+                                     f"{', '.join(battles) or 'none'}")
+        return [(b, BATTLE_LEVEL) for b in selected if b in battles]
+    score_levels = {b: set(g.get_column("level").to_list()) for (b,), g in scores.group_by("benchmark")}
+    if level is not None:
+        return [(b, level) for b in selected if level in score_levels.get(b, ())]
+    natural = {b: "instance" if "instance" in lv else "task" for b, lv in score_levels.items()}
+    return [(b, natural.get(b, BATTLE_LEVEL)) for b in selected]
+
+
 # The parameters are internal objects (MethodRun), not user input: Prefect's
 # pydantic validation cannot resolve them in a served process, and need not.
 @flow(name="rank", log_prints=False, validate_parameters=False)
@@ -254,9 +367,12 @@ def rank_flow(
     runs: list[MethodRun] | None = None,
     parallel: bool = False,
     progress: bool = False,
+    battles: BattleSelection | None = None,
 ) -> list[BenchmarkOutcome]:
-    """Rank every selected benchmark at its natural level (instance when it has instance scores).
+    """Rank every selected benchmark at its natural level (:func:`rank_levels`).
 
+    ``battles`` selects the battles to rank and how a both-bad tie counts (None: every battle,
+    as a tie); given, it ranks battles only.
     ``parallel`` submits the partition tasks to the flow's task runner (run the
     flow with :func:`flows.runners.runner_options` for Dask) instead of
     running them one after the other; ``progress`` reports each partition
@@ -266,26 +382,14 @@ def rank_flow(
     """
     warehouse = Warehouse(home)
     ensure_current_catalog(warehouse)
-    available = coverage_levels(warehouse)
-    if benchmarks:
-        unknown = sorted(set(benchmarks) - set(available.get_column("benchmark").to_list()))
-        if unknown:
-            raise ValueError(
-                f"no scores for benchmark(s) {unknown} in {warehouse.home}; "
-                f"known: {', '.join(available.get_column('benchmark').unique().sort().to_list())}"
-            )
-        available = available.filter(pl.col("benchmark").is_in(benchmarks))
-    if level is None:
-        natural = available.group_by("benchmark").agg(
-            pl.when((pl.col("level") == "instance").any()).then(pl.lit("instance")).otherwise(pl.lit("task")).alias("level")
-        )
-        available = available.join(natural, on=["benchmark", "level"])
-    else:
-        available = available.filter(pl.col("level") == level)
+    pairs = rank_levels(warehouse, benchmarks, level, battles is not None)
     version = code_version()
+    loads = battle_loads(warehouse)
     outcomes = [
-        rank_benchmark(warehouse, benchmark, lvl, runs, version, parallel, progress)
-        for benchmark, lvl in available.select("benchmark", "level").sort("benchmark").iter_rows()
+        rank_battles(warehouse, benchmark, runs, battles or BattleSelection(), loads[benchmark], version)
+        if lvl == BATTLE_LEVEL
+        else rank_benchmark(warehouse, benchmark, lvl, runs, version, parallel, progress)
+        for benchmark, lvl in sorted(pairs)
     ]
     if any(m.new for o in outcomes for m in o.methods):
         refresh_catalog(warehouse)

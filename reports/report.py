@@ -6,7 +6,10 @@ ballots, the pairwise win probabilities with Hoeffding intervals, Kendall tau
 and top-k agreement) and hands plain data to the pure renderer
 :mod:`reports.report_html`; :mod:`warehouse.exports` writes the page atomically.
 
-One section per (benchmark, level), in name order.  Within a section the
+One section per (benchmark, level), in name order; battles snapshots (level
+``battles``) have one section per battle selection (filters and both-bad rule),
+showing the arena leaderboard of the section's newest ``arena`` snapshot and the
+win-rate and battle-count matrices of the selected battles.  Within a section the
 methods come in the rank plan's order (``mean`` first, so the leaderboard is
 ordered by the reference ranking the arrows compare with), then by name and
 parameters: the same set of snapshots gives the same page whatever the order
@@ -21,16 +24,18 @@ from typing import Any
 
 import polars as pl
 
-from aggregators import AggregationError, kendall_tau, pairwise_confidence, top_k_agreement
+from aggregators import AggregationError, arena_matrices, kendall_tau, pairwise_confidence, top_k_agreement
 from reports.leaderboard import REFERENCE_METHOD
-from reports.report_html import Agreement, MethodColumn, Pairwise, Section, render_report
+from reports.report_html import Agreement, BattleMatrices, MethodColumn, Pairwise, Section, render_report
 from transforms.ballots import ballots as make_ballots
 from transforms.rank_plan import INSTANCE_DEFAULTS, TASK_DEFAULTS, MethodRun
 from warehouse.atomic import write_text
 from warehouse.exports import ExportError
 from reports.analysis_plots import band_plot, method_colours
-from warehouse.queries import benchmark_scores, latest_analysis_summary
-from warehouse.snapshots import input_fingerprint, read_coverage, read_snapshot
+from warehouse.battle_filters import BattleSelection
+from warehouse.queries import battle_loads, benchmark_scores, latest_analysis_summary, read_battles
+from warehouse.schema import ARENA_METHOD, BATTLE_LEVEL, METRICS
+from warehouse.snapshots import input_fingerprint, read_arena, read_coverage, read_snapshot
 from warehouse.storage import Warehouse
 
 TOP_N = 20  # systems shown in a pairwise heatmap
@@ -60,14 +65,56 @@ def report_sections(
         raise ExportError("nothing to report: no snapshot ids given (rank first, or use --latest)")
     if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 2:
         raise ExportError(f"report: parameter 'top_n' (systems in a heatmap) must be an integer >= 2, got {top_n!r}")
-    groups: dict[tuple[str, str], list[tuple[dict[str, Any], pl.DataFrame]]] = {}
+    groups: dict[tuple[str, str, str], list[tuple[dict[str, Any], pl.DataFrame]]] = {}
     for snapshot in dict.fromkeys(snapshot_ids):
         manifest, ranking = read_snapshot(warehouse, snapshot)
-        groups.setdefault((manifest["benchmark"], manifest["level"]), []).append((manifest, ranking))
+        groups.setdefault((manifest["benchmark"], manifest["level"], _selection(manifest)), []).append((manifest, ranking))
     return [
-        _section(warehouse, benchmark, level, sorted(groups[(benchmark, level)], key=_method_key), top_n, delta)
-        for benchmark, level in sorted(groups)
+        _battle_section(warehouse, benchmark, selection, sorted(snapshots, key=_method_key), top_n)
+        if level == BATTLE_LEVEL
+        else _section(warehouse, benchmark, level, sorted(snapshots, key=_method_key), top_n, delta)
+        for (benchmark, level, selection), snapshots in sorted(groups.items())
     ]
+
+
+def _selection(manifest: dict[str, Any]) -> str:
+    """The battle selection a battles snapshot recorded (canonical JSON); empty for a scores snapshot."""
+    if manifest["level"] != BATTLE_LEVEL:
+        return ""
+    return json.dumps(json.loads(manifest["parameters"] or "{}").get(BATTLE_LEVEL, {}), sort_keys=True)
+
+
+def _battle_section(
+    warehouse: Warehouse, benchmark: str, selection: str, snapshots: list[tuple[dict[str, Any], pl.DataFrame]],
+    top_n: int,
+) -> Section:
+    """A battles section: the leaderboards, the newest arena leaderboard, and the matrices of the selected battles."""
+    columns = _columns(snapshots)
+    systems = leaderboard_order(columns)
+    chosen = BattleSelection.from_parameters(json.loads(selection))
+    notes = [f"battles: {chosen.filters.describe()}; both-bad ties: {chosen.bothbad}"]
+    loads = battle_loads(warehouse).get(benchmark, ())
+    current = input_fingerprint(list(loads), pl.DataFrame(schema=METRICS))
+    stale = [c.label for c in columns if c.manifest["input_fingerprint"] != current]
+    if stale:
+        notes.append(f"the matrices use the current battles, which differ from the inputs of {', '.join(stale)}; "
+                     "run 'scorehouse rank' (and 'scorehouse arena') for snapshots of the current data")
+    matrices = None
+    if loads:
+        battles = read_battles(warehouse, benchmark, **chosen.filters.read_options())
+        if battles.height:
+            table = arena_matrices(battles, bothbad=chosen.bothbad)
+            present = set(table.get_column("system_a").to_list())
+            shown = tuple([s for s in systems if s in present][:top_n])
+            kept = table.filter(pl.col("system_a").is_in(shown) & pl.col("system_b").is_in(shown))
+            matrices = BattleMatrices(shown, kept, len(present))
+    arenas = [c for c in columns if c.manifest["method"] == ARENA_METHOD]
+    newest = max(arenas, key=lambda c: c.manifest["created_at"], default=None)
+    arena = None if newest is None else read_arena(warehouse, benchmark, newest.manifest["snapshot_id"])
+    return Section(benchmark, BATTLE_LEVEL, systems, columns, None, _agreement(columns), tuple(notes),
+                   coverage=_coverage(warehouse, benchmark, columns),
+                   selection=chosen.filters.describe() + ("; both-bad ties dropped" if chosen.bothbad == "drop" else ""),
+                   arena=arena, matrices=matrices)
 
 
 def _method_key(snapshot: tuple[dict[str, Any], pl.DataFrame]) -> tuple[Any, ...]:

@@ -82,6 +82,15 @@ class Pairwise:
 
 
 @dataclass(frozen=True)
+class BattleMatrices:
+    """Win rates and battle counts among the shown systems (rows of ``aggregators.arena_matrices()``)."""
+
+    systems: tuple[str, ...]
+    table: pl.DataFrame
+    total_systems: int
+
+
+@dataclass(frozen=True)
 class Agreement:
     """Kendall tau-b and top-k agreement of every two columns (None where undefined), with their common systems."""
 
@@ -106,13 +115,17 @@ class Section:
     robustness: tuple[str, ...] = ()  # SVG plots from reports.analysis_plots (already escaped)
     # voters that scored each system (the snapshots' coverage); empty when they were stored without one
     coverage: Mapping[str, int] = field(default_factory=dict)
+    # battles sections (level "battles"): the battles selected, the arena leaderboard, the matrices
+    selection: str = ""
+    arena: pl.DataFrame | None = None
+    matrices: BattleMatrices | None = None
 
 
 def render_report(sections: Sequence[Section], *, title: str = TITLE) -> str:
     """The whole page as a string."""
     n_snapshots = sum(len(s.columns) for s in sections)
     toc = "".join(
-        f'<li><a href="#{_anchor(s)}">{_e(s.benchmark)} ({_e(s.level)} level)</a>: '
+        f'<li><a href="#{_anchor(s)}">{_e(s.benchmark)} ({_e(s.level)} level{_e(_selected(s))})</a>: '
         f"{len(s.columns)} method(s), {len(s.systems)} systems</li>"
         for s in sections
     )
@@ -149,7 +162,12 @@ def _e(value: object) -> str:
 
 
 def _anchor(section: Section) -> str:
-    return _e(f"{section.benchmark}--{section.level}")
+    selected = f"--{section.selection}" if section.selection else ""
+    return _e(f"{section.benchmark}--{section.level}{selected}".replace(" ", "_"))
+
+
+def _selected(section: Section) -> str:
+    return f": {section.selection}" if section.selection else ""
 
 
 def _score(value: float | None) -> str:
@@ -161,18 +179,100 @@ def _score(value: float | None) -> str:
 def _section(section: Section) -> str:
     notes = "".join(f"<li>{_e(n)}</li>" for n in section.notes)
     return f"""<section id="{_anchor(section)}" class="benchmark">
-<h2>{_e(section.benchmark)} <small>({_e(section.level)} level)</small></h2>
+<h2>{_e(section.benchmark)} <small>({_e(section.level)} level{_e(_selected(section))})</small></h2>
 {f'<ul class="notes">{notes}</ul>' if notes else ''}
 <h3>Leaderboards</h3>
 {_leaderboard(section)}
-<h3>Pairwise win probabilities</h3>
-{_pairwise(section.pairwise)}
+{_battles(section) if section.level == "battles" else _pairwise_part(section)}
 <h3>Agreement between methods</h3>
 {_agreement(section.agreement)}
 {_robustness(section.robustness)}
 <h3>Snapshots</h3>
 {_metadata(section.columns)}
 </section>"""
+
+
+def _pairwise_part(section: Section) -> str:
+    return f"<h3>Pairwise win probabilities</h3>\n{_pairwise(section.pairwise)}"
+
+
+def _battles(section: Section) -> str:
+    """The arena leaderboard (when the section has an arena snapshot) and the win-rate and battle-count heatmaps."""
+    parts = ["<h3>Arena leaderboard</h3>", _arena(section.arena), "<h3>Win rates and battles</h3>"]
+    matrices = section.matrices
+    if matrices is None or len(matrices.systems) < 2:
+        parts.append('<p class="note">No battles to show (see the notes above).</p>')
+        return "\n".join(parts)
+    rows = {(r["system_a"], r["system_b"]): r for r in matrices.table.iter_rows(named=True)}
+    most = max((r["battles"] for r in rows.values()), default=0) or 1
+    capped = (f" Only the top {len(matrices.systems)} of the {matrices.total_systems} systems (by the first method) "
+              "are shown." if len(matrices.systems) < matrices.total_systems else "")
+
+    def rate(a: str, b: str) -> tuple[float, str, str] | None:
+        r = rows[(a, b)]
+        if r["battles"] == 0:
+            return None
+        return r["win_rate"], f"{r['win_rate']:.2f}", f"{a} won {r['win_rate']:.3f} of {r['battles']} battle(s) against {b} (ties half)"
+
+    def count(a: str, b: str) -> tuple[float, str, str] | None:
+        r = rows[(a, b)]
+        return 0.5 + 0.5 * r["battles"] / most, str(r["battles"]), f"{r['battles']} battle(s) between {a} and {b}"
+
+    parts.append(f"""<p class="note">Cell (row <i>a</i>, column <i>b</i>): the share of their battles <i>a</i> won
+(a tie counts half), and how many battles they fought; an empty cell: they never met.{capped}</p>
+<div class="matrices">{_heatmap(matrices.systems, rate, "win-rate", "win rates")}
+{_heatmap(matrices.systems, count, "battles", "battle counts")}</div>""")
+    return "\n".join(parts)
+
+
+def _heatmap(
+    systems: tuple[str, ...], cell: Callable[[str, str], tuple[float, str, str] | None], kind: str, label: str
+) -> str:
+    """An SVG heatmap of ``cell(a, b)`` = (shade in [0, 1], text, tooltip), or None for an empty cell."""
+    n = len(systems)
+    label_w = round(min(max(len(_short(s)) for s in systems), LABEL_CHARS) * CHAR_W + 8 * len(str(n)) + 24)
+    top = 22
+    width, height = label_w + n * CELL_W + 4, top + n * CELL_H + 4
+    parts = [f'<text x="{label_w + j * CELL_W + CELL_W / 2:g}" y="{top - 7}" text-anchor="middle" font-size="11">'
+             f"{j + 1}</text>" for j in range(n)]
+    for i, a in enumerate(systems):
+        y = top + i * CELL_H
+        parts.append(f'<text x="{label_w - 6}" y="{y + CELL_H / 2 + 4:g}" text-anchor="end" font-size="11">'
+                     f"<title>{_e(a)}</title>{i + 1}. {_e(_short(a))}</text>")
+        for j, b in enumerate(systems):
+            x = label_w + j * CELL_W
+            value = None if i == j else cell(a, b)
+            if value is None:
+                parts.append(f'<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="#e4e4e8"/>')
+                continue
+            shade, text, tip = value
+            parts.append(
+                f'<g class="cell" data-a="{_e(a)}" data-b="{_e(b)}"><title>{_e(tip)}</title>'
+                f'<rect x="{x + 1}" y="{y + 1}" width="{CELL_W - 2}" height="{CELL_H - 2}" fill="{_diverging(shade)}"/>'
+                f'<text x="{x + CELL_W / 2:g}" y="{y + CELL_H / 2 + 4:g}" text-anchor="middle" font-size="10" '
+                f'fill="{_ink(shade)}">{_e(text)}</text></g>'
+            )
+    return (f'<div class="scroll"><svg class="{kind}" xmlns="http://www.w3.org/2000/svg" width="{width}" '
+            f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{_e(label)}">'
+            f"{''.join(parts)}</svg></div>")
+
+
+def _arena(arena: pl.DataFrame | None) -> str:
+    if arena is None:
+        return ('<p class="note">No arena snapshot of these battles: <code>scorehouse arena --benchmark B</code> '
+                "computes one.</p>")
+    rows = "".join(
+        f'<tr><td class="num">{r["rank"]}</td><td class="num">{r["rank_ub"]}</td><td class="system">{_e(r["system"])}</td>'
+        f'<td class="num">{r["rating"]:.1f}</td><td class="num">[{r["lower"]:.1f}, {r["upper"]:.1f}]</td>'
+        f'<td class="num">{r["n_battles"]}</td><td class="num">{r["win_rate"]:.3f}</td></tr>'
+        for r in arena.sort("rank", "system").iter_rows(named=True)
+    )
+    return f"""<p class="note">Bradley–Terry ratings on the Elo scale (400 · log10 of the odds, the mean or the
+anchor at 1000) with 95% bootstrap intervals; <i>tied rank</i>: 1 + the systems whose lower bound is above this
+system's upper bound, the best rank the data cannot exclude.</p>
+<div class="scroll"><table class="board arena"><thead><tr><th>rank</th><th>tied rank</th><th>system</th>
+<th>rating</th><th>95% interval</th><th>battles</th><th>win rate</th></tr></thead>
+<tbody>{rows}</tbody></table></div>"""
 
 
 def _robustness(plots: tuple[str, ...]) -> str:

@@ -8,7 +8,9 @@ Defaults (what ``scorehouse rank`` runs when no ``--method`` is given):
 - instance level: ``mean`` two-step (the mean of the per-task means),
   ``borda`` one-level (every (task, metric, instance) votes), ``borda``
   two-level (Borda within each (task, metric), then across them),
-  ``bradley_terry``, and ``borda_partial`` when scores are missing.
+  ``bradley_terry``, and ``borda_partial`` when scores are missing;
+- battles (level ``battles``): ``bradley_terry`` (through the counts) and
+  ``elo`` (over the battles in the order they were fought).
 
 A method that needs complete ballots is run on the complete part of them:
 at task level the systems with a score on every voter (what Vote'n'Rank's
@@ -35,6 +37,7 @@ import polars as pl
 
 from aggregators import REGISTRY
 from aggregators.errors import AggregationError, InvalidParameterError
+from warehouse.schema import BATTLE_LEVEL
 
 TASK_DEFAULTS = ("mean", "borda", "kemeny", "copeland", "minimax")
 DEFAULT_KEMENY_SECONDS = 5.0
@@ -45,6 +48,8 @@ INSTANCE_DEFAULTS: tuple[tuple[str, bool], ...] = (
     ("borda", True),
     ("bradley_terry", False),
 )
+
+BATTLE_DEFAULTS = ("bradley_terry", "elo")
 
 
 class NotApplicable(AggregationError):
@@ -76,6 +81,8 @@ class MethodRun:
 
 def default_runs(level: str, has_missing: bool) -> list[MethodRun]:
     """The default methods for a benchmark of this level and shape (see the module docstring)."""
+    if level == BATTLE_LEVEL:
+        return [MethodRun(m) for m in BATTLE_DEFAULTS]
     if level == "task":
         runs = [MethodRun(m, dict(DEFAULT_PARAMS.get(m, {}))) for m in TASK_DEFAULTS]
     else:

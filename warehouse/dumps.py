@@ -7,6 +7,11 @@ task by task)::
     parquet/benchmark=<B>/<task>.parquet  the same table as Parquet
     spec.json                             what generated them (see flows.synth)
 
+A synthetic arena (``scorehouse synth --battles N``) is one table of battles::
+
+    battles.jsonl, battles.parquet        one battle per row/line, the public arena dumps' columns
+    spec.json                             what generated them and the systems' true strengths
+
 The parser names the benchmark after the ``benchmark=`` folder and the task
 after the file.  Each file is written aside and renamed, so an interrupted
 run leaves whole files.
@@ -21,6 +26,7 @@ import polars as pl
 from warehouse import atomic
 
 DUMP_FORMATS = ("csv", "parquet")
+BATTLE_DUMP_FORMATS = ("jsonl", "parquet")
 SPEC_FILE = "spec.json"
 
 
@@ -44,6 +50,21 @@ def write_task_dump(out: Path, benchmark: str, task: str, frame: pl.DataFrame, f
             frame.write_csv(aside)
     if "parquet" in formats:
         atomic.write_parquet(frame, Path(out) / "parquet" / folder / f"{task}.parquet")
+
+
+def write_battles_dump(out: Path, battles: pl.DataFrame, formats: tuple[str, ...]) -> list[Path]:
+    """Write a table of battles as ``out/battles.<format>`` for each of ``formats``; return the paths."""
+    unknown = sorted(set(formats) - set(BATTLE_DUMP_FORMATS))
+    if unknown:
+        raise DumpFormatError(f"synth: unknown battle format(s) {unknown}; choose from {BATTLE_DUMP_FORMATS}")
+    paths = []
+    if "jsonl" in formats:
+        with atomic.written_aside(Path(out) / "battles.jsonl") as aside:
+            battles.write_ndjson(aside)
+        paths.append(Path(out) / "battles.jsonl")
+    if "parquet" in formats:
+        paths.append(atomic.write_parquet(battles, Path(out) / "battles.parquet"))
+    return paths
 
 
 def write_spec(out: Path, spec: dict) -> Path:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import polars as pl
 
+from warehouse.battle_filters import as_utc
 from warehouse.catalog import connect, query_frame
 from warehouse.schema import BATTLES, METRICS, SCORES
 from warehouse.storage import Warehouse
@@ -116,12 +117,6 @@ def _values(value: str | Sequence[str] | None) -> list[str] | None:
     return None if value is None else [value] if isinstance(value, str) else list(value)
 
 
-def _utc(moment: datetime | str) -> datetime:
-    """A time bound as an aware UTC datetime (ISO 8601 text accepted; a naive time is taken as UTC)."""
-    moment = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 def read_battles(
     home_or_warehouse: Warehouse | str | Path,
     benchmark: str,
@@ -152,7 +147,7 @@ def read_battles(
     for operator, bound in ((">=", since), ("<", until)):
         if bound is not None:
             conditions.append(f"b.tstamp {operator} ?")
-            parameters.append(_utc(bound))
+            parameters.append(as_utc(bound))
     with connect(warehouse) as con:
         con.execute("SET TimeZone = 'UTC'")
         held = query_frame(con, "SELECT DISTINCT benchmark FROM battles ORDER BY benchmark").get_column("benchmark")
@@ -168,3 +163,13 @@ def read_battles(
             parameters,
         )
     return frame.select(pl.col(c).cast(BATTLES[c]) for c in BATTLE_READ)
+
+
+def battle_loads(warehouse: Warehouse) -> dict[str, tuple[str, ...]]:
+    """Every benchmark holding battles, with the loads its current battles come from (sorted)."""
+    with connect(warehouse) as con:
+        frame = query_frame(con, "SELECT DISTINCT benchmark, load_id FROM battles ORDER BY benchmark, load_id")
+    loads: dict[str, tuple[str, ...]] = {}
+    for benchmark, load_id in frame.iter_rows():
+        loads[benchmark] = (*loads.get(benchmark, ()), load_id)
+    return loads

@@ -82,6 +82,10 @@ SCORES: dict[str, pl.DataType] = {
 
 # The two levels a score lives at: a leaderboard cell (``instance`` null) or one instance.
 LEVELS: tuple[str, ...] = ("task", "instance")
+# A snapshot ranks scores at one of LEVELS, or a benchmark's pairwise battles (level "battles"):
+# the levels ``scorehouse rank --level`` takes and a snapshot manifest records.
+BATTLE_LEVEL = "battles"
+SNAPSHOT_LEVELS: tuple[str, ...] = (*LEVELS, BATTLE_LEVEL)
 
 # A voter's name and its group, per level: the columns joined with VOTER_SEPARATOR.
 # At task level the group is the metric catalog's ``group`` (by default the task,
@@ -233,6 +237,20 @@ SNAPSHOT_COVERAGE: dict[str, pl.DataType] = {
     "system": pl.String(),
     "other": pl.String(),
     "n_voters": pl.Int64(),
+}
+
+# The method name of the arena snapshots (``scorehouse arena``), and the arena leaderboard such a snapshot stores beside its ranking (arena.parquet):
+# the columns of aggregators.arena_leaderboard.
+ARENA_METHOD = "arena"
+ARENA_LEADERBOARD: dict[str, pl.DataType] = {
+    "system": pl.String(),
+    "rating": pl.Float64(),
+    "lower": pl.Float64(),
+    "upper": pl.Float64(),
+    "rank": pl.Int64(),
+    "rank_ub": pl.Int64(),
+    "n_battles": pl.Int64(),
+    "win_rate": pl.Float64(),
 }
 
 # One row per stored analysis (warehouse.analyses), versioned like a snapshot.

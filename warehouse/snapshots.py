@@ -4,6 +4,7 @@ Layout under the warehouse home::
 
     snapshots/benchmark=B/snapshot=<id>/ranking.parquet   the ranking (system, score, rank, tied)
     snapshots/benchmark=B/snapshot=<id>/coverage.parquet  voters per system and per pair (SNAPSHOT_COVERAGE)
+    snapshots/benchmark=B/snapshot=<id>/arena.parquet     an arena snapshot's leaderboard (ARENA_LEADERBOARD)
     snapshot_manifests/<id>.parquet                        the manifest, written last
 
 A snapshot id is a hash of what determines the result: the input fingerprint
@@ -29,7 +30,7 @@ import polars as pl
 from aggregators.schemas import RANKING_SCHEMA
 import numpy as np
 
-from warehouse.schema import SNAPSHOT_COVERAGE, SNAPSHOT_MANIFEST
+from warehouse.schema import ARENA_LEADERBOARD, SNAPSHOT_COVERAGE, SNAPSHOT_MANIFEST
 from warehouse.sql import SNAPSHOT, query_files, relation
 from warehouse import atomic
 from warehouse.storage import Warehouse
@@ -165,12 +166,14 @@ def previous_snapshot(warehouse: Warehouse, request: SnapshotRequest) -> str | N
 
 
 def write_snapshot(
-    warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame, coverage: pl.DataFrame | None = None
+    warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame, coverage: pl.DataFrame | None = None,
+    arena: pl.DataFrame | None = None,
 ) -> tuple[str, bool]:
     """Write the snapshot unless it exists; return its id and whether it is new.
 
-    ``coverage`` (:func:`coverage_frame`), when given, is written beside the
-    ranking, before the manifest commits both.
+    ``coverage`` (:func:`coverage_frame`) and an arena leaderboard (``arena``,
+    :data:`ARENA_LEADERBOARD`), when given, are written beside the ranking,
+    before the manifest commits them all.
 
     Call under :meth:`Warehouse.write_lock` so two writers of the same id
     cannot interleave.
@@ -184,6 +187,9 @@ def write_snapshot(
     if coverage is not None:
         atomic.write_parquet(coverage.select(pl.col(c).cast(t) for c, t in SNAPSHOT_COVERAGE.items()),
                              folder / "coverage.parquet")
+    if arena is not None:
+        atomic.write_parquet(arena.select(pl.col(c).cast(t) for c, t in ARENA_LEADERBOARD.items()),
+                             folder / "arena.parquet")
     manifest = pl.DataFrame(
         [
             {
@@ -222,3 +228,9 @@ def read_coverage(warehouse: Warehouse, benchmark: str, snapshot: str) -> pl.Dat
     """The coverage of a snapshot (:data:`SNAPSHOT_COVERAGE`); no rows for a snapshot stored without one."""
     path = snapshot_folder(warehouse, benchmark, snapshot) / "coverage.parquet"
     return pl.read_parquet(path) if path.exists() else pl.DataFrame(schema=SNAPSHOT_COVERAGE)
+
+
+def read_arena(warehouse: Warehouse, benchmark: str, snapshot: str) -> pl.DataFrame | None:
+    """The arena leaderboard of a snapshot (:data:`ARENA_LEADERBOARD`); None for a snapshot without one."""
+    path = snapshot_folder(warehouse, benchmark, snapshot) / "arena.parquet"
+    return pl.read_parquet(path) if path.exists() else None

@@ -54,7 +54,7 @@ def test_battles_leave_the_scores_and_their_listing_alone(home, tmp_path):
     summary = warehouse_summary(Warehouse(home))
     assert summary.select("benchmark", "level").rows() == [("superglue", "task")]
     assert sql(home, "SELECT count(*) AS n FROM quarantine", tmp_path) == [{"n": 0}]
-    assert main(["--home", home, "rank", "--method", "borda"]) == 0
+    assert main(["--home", home, "rank", "--level", "task", "--method", "borda"]) == 0
     assert [r["benchmark"] for r in sql(home, "SELECT DISTINCT benchmark FROM snapshots", tmp_path)] == ["superglue"]
     assert main(["--home", home, "snapshots"]) == 0
 
