@@ -82,16 +82,55 @@ def _require_connected(credit: np.ndarray, systems: tuple[str, ...]) -> None:
             )
 
 
+PROPAGATION_ROUNDS = 8  # min-label rounds before a graph of long paths is handed to scipy
+
+
 def components(comparisons: np.ndarray) -> np.ndarray:
-    """The component of every system in the graph of pairs with ``comparisons > 0`` (labels 0, 1, ...)."""
-    from scipy.sparse.csgraph import connected_components
+    """The component of every system in the graph of pairs with ``comparisons[..., a, b] > 0``.
 
-    return connected_components(comparisons > 0, directed=False)[1]
+    Labels 0, 1, ... in the order of each component's first system, for every
+    graph of the leading axes.  Every system takes the smallest index among its
+    neighbours until nothing changes (the fixed point labels each component by
+    its first system); comparison graphs are dense, so a few vectorised rounds
+    label a whole bootstrap batch, and the graphs still changing after
+    ``PROPAGATION_ROUNDS`` are labelled by scipy one by one.
+    """
+    n = comparisons.shape[-1]
+    adjacent = comparisons.reshape(-1, n, n) > 0
+    label = np.broadcast_to(np.arange(n), adjacent.shape[:-1]).copy()
+    changing = np.arange(adjacent.shape[0])
+    for _ in range(PROPAGATION_ROUNDS):
+        neighbours = np.where(adjacent[changing], label[changing, None, :], n).min(-1)
+        smaller = np.minimum(label[changing], neighbours)
+        moved = (smaller != label[changing]).any(-1)
+        label[changing] = smaller
+        changing = changing[moved]
+        if changing.size == 0:
+            break
+    if changing.size:
+        from scipy.sparse.csgraph import connected_components
+
+        for graph in changing:  # long paths only: each labelled by its first system, as above
+            found = connected_components(adjacent[graph], directed=False)[1]
+            first = np.full(n, n)
+            np.minimum.at(first, found, np.arange(n))
+            label[graph] = first[found]
+    starts_before = np.cumsum(label == np.arange(n), axis=-1) - 1
+    return np.take_along_axis(starts_before, label, axis=-1).reshape(comparisons.shape[:-1])
 
 
-def _log_likelihood(credit: np.ndarray, log_strength: np.ndarray) -> np.ndarray:
-    difference = log_strength[..., :, None] - log_strength[..., None, :]
-    return -(credit * np.logaddexp(0.0, -difference)).sum((-1, -2))
+class _PairCredit:
+    """The credit of each pair ``a < b`` both ways, so the log-likelihood costs one ``logaddexp`` per pair."""
+
+    def __init__(self, credit: np.ndarray) -> None:
+        self.upper, self.lower = np.triu_indices(credit.shape[-1], k=1)
+        self.backward = credit[..., self.lower, self.upper]
+        self.both = credit[..., self.upper, self.lower] + self.backward
+
+    def log_likelihood(self, log_strength: np.ndarray) -> np.ndarray:
+        # sum over a != b of credit[a, b] log s(t_a - t_b); with d = t_a - t_b, log s(-d) = log s(d) - d
+        difference = log_strength[..., self.upper] - log_strength[..., self.lower]
+        return -(self.both * np.logaddexp(0.0, -difference) + self.backward * difference).sum(-1)
 
 
 def fit_log_strengths(
@@ -118,19 +157,23 @@ def fit_log_strengths(
     comparisons = credit + np.swapaxes(credit, -1, -2)
     total = credit.sum(-1)
     log_strength = np.zeros(credit.shape[:-1])
-    likelihood = _log_likelihood(credit, log_strength)
+    pairs = _PairCredit(credit)
+    diagonal = np.arange(n)
+    likelihood = pairs.log_likelihood(log_strength)
     change, iteration = np.inf, 0
     while iteration < max_iter and change >= tol:
         iteration += 1
         win = expit(log_strength[..., :, None] - log_strength[..., None, :])
-        gradient = total - (comparisons * win).sum(-1)
-        weight = comparisons * win * (1.0 - win)
-        laplacian = np.einsum("...ij,ij->...ij", -weight, 1.0 - np.eye(n)) + np.eye(n) * weight.sum(-1)[..., None, :]
+        expected = comparisons * win
+        gradient = total - expected.sum(-1)
+        weight = expected * (1.0 - win)
+        laplacian = -weight
+        laplacian[..., diagonal, diagonal] = weight.sum(-1)
         step = np.linalg.solve(laplacian + block_mean, gradient[..., None])[..., 0]
         scale = np.ones(credit.shape[:-2])
         for _ in range(60):  # backtracking: halve the step until the likelihood does not drop
             trial = log_strength + scale[..., None] * step
-            trial_likelihood = _log_likelihood(credit, trial)
+            trial_likelihood = pairs.log_likelihood(trial)
             worse = trial_likelihood < likelihood - 1e-12 * np.abs(likelihood)
             if not worse.any():
                 break
@@ -185,15 +228,12 @@ def bradley_terry_counts(
     if prior == 0:
         _require_connected(credit, counts.systems)
     compared = credit + np.swapaxes(credit, -1, -2)
-    linked = np.ones(credit.shape, dtype=bool)
+    labels = components(compared)
+    split = labels.max(-1, initial=0) > 0
     notes: tuple[str, ...] = ()
-    for index in np.ndindex(credit.shape[:-2]):  # a loop over bootstrap resamples (none for one fit)
-        labels = components(compared[index])
-        if labels.max(initial=0) > 0:
-            if disconnected == "separate":
-                linked[index] = labels[:, None] == labels[None, :]
-            if not notes:
-                notes = (_component_note(labels, counts.systems, disconnected),)
+    if split.any():
+        notes = (_component_note(labels[np.unravel_index(np.argmax(split), split.shape)], counts.systems, disconnected),)
+    linked = labels[..., :, None] == labels[..., None, :] if disconnected == "separate" else np.ones(credit.shape, bool)
     scores, iterations, change = fit_log_strengths(credit, linked, prior=prior, tol=tol, max_iter=max_iter)
     if change >= tol:
         notes += (

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 from aggregators import InvalidParameterError, aggregate, run
-from aggregators.bradley_terry import bradley_terry_counts
+from aggregators.bradley_terry import bradley_terry_counts, components
 from aggregators.pairwise import PairCounts
 from tests.aggregators.strategies_paired import ballots_from_matrix, count_matrices, pairformance_ballots
 
@@ -153,3 +153,29 @@ def test_a_sparse_disconnected_graph_of_many_systems_converges_fast():
         assert not any("not converged" in note for note in fitted.notes)
     assert time.perf_counter() - started < 20
     np.testing.assert_allclose(fitted.scores, direct_fit(wins, 0.5), atol=1e-5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 30).flatmap(
+        lambda n: st.tuples(st.just(n), st.integers(1, 4), st.floats(0.0, 0.5), st.integers(0, 2**32 - 1))
+    )
+)
+def test_components_of_a_batch_equal_scipys_graph_by_graph(case):
+    """Batched labelling (min-label rounds, scipy past the round cap) agrees with scipy on every graph."""
+    from scipy.sparse.csgraph import connected_components
+
+    n, batch, density, seed = case
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.random((batch, n, n)) < density, k=1)
+    if seed % 3 == 0:  # a long path: more rounds than the cap before its labels settle
+        upper[0] = np.eye(n, k=1, dtype=bool)
+    comparisons = (upper | np.swapaxes(upper, -1, -2)).astype(float)
+    labels = components(comparisons)
+    for graph in range(batch):
+        theirs = connected_components(comparisons[graph] > 0, directed=False)[1]
+        # same partition, numbered by each component's first system
+        assert np.array_equal(labels[graph][:, None] == labels[graph][None, :], theirs[:, None] == theirs[None, :])
+        first_seen = np.unique(labels[graph], return_index=True)[1]
+        assert np.array_equal(np.sort(first_seen), first_seen)
+        assert labels[graph].min() == 0 and labels[graph].max() == theirs.max()
