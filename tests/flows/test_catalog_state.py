@@ -16,7 +16,7 @@ from pathlib import Path
 from flows.cli import main
 from flows.ingest import ingest_flow
 from flows.rank import rank_flow
-from tests.flows.conftest import REPO, SUPERGLUE, VALUE
+from tests.flows.conftest import REPO, SUPERGLUE, TABLES, VALUE
 from warehouse.catalog import catalog_is_current, connect, query_frame
 from warehouse.storage import Warehouse
 
@@ -109,3 +109,52 @@ def test_a_copied_home_reads_only_itself(tmp_path, capsys):
     assert any(str(backup) in v for v in views)
     assert not any(str(original) + "/" in v for v in views)
     assert main(["--home", str(backup), "rank"]) == 0
+
+
+# Ingests one file in a fresh process that SIGKILLs itself just before the batch's manifest is
+# written: its scores, quarantine and coverage files are on disk, uncommitted.
+KILLED_BEFORE_MANIFEST = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from flows.ingest import ingest_batch
+    from flows.ingest_plan import plan_files
+    from warehouse import atomic
+    from warehouse.storage import Warehouse
+
+    write = atomic.write_parquet
+
+    def write_then_die_at_the_manifest(frame, path):
+        if Path(path).parent.name == "loads":
+            os.kill(os.getpid(), signal.SIGKILL)
+        write(frame, path)
+
+    atomic.write_parquet = write_then_die_at_the_manifest
+    warehouse, path = Warehouse(sys.argv[1]), Path(sys.argv[2])
+    ingest_batch.fn(warehouse, plan_files(warehouse, [path], [str(path)], None, None, False, False), None, None, False)
+""")
+
+
+def uncommitted(home: Path) -> list[Path]:
+    """The batch files (scores, coverage, quarantine, systems) of ``home`` that no manifest commits."""
+    committed = {p.stem for p in (home / "loads").glob("*.parquet")}
+    batch_files = [*home.glob("scores/benchmark=*/level=*/*.parquet"),
+                   *[p for folder in ("coverage", "quarantine", "systems") for p in (home / folder).glob("*.parquet")]]
+    return [p for p in batch_files if p.stem not in committed]
+
+
+def test_a_writer_killed_before_its_manifest_leaves_nothing_the_next_one_reads_twice(tmp_path):
+    clean = tmp_path / "clean"
+    ingest_flow([str(VALUE)], home=str(clean))
+    home = tmp_path / "killed"
+    ingest_flow([str(SUPERGLUE)], home=str(home))
+    done = subprocess.run([sys.executable, "-c", KILLED_BEFORE_MANIFEST, str(home), str(VALUE)], cwd=REPO, check=False)
+    assert done.returncode == -signal.SIGKILL
+    assert uncommitted(home), "the killed writer left no uncommitted file: the test does not exercise the cleanup"
+
+    # VALUE again with GLUE: another batch, so the killed batch's files are not simply overwritten
+    report = ingest_flow([str(VALUE), str(TABLES / "leaderboards - GLUE.csv")], home=str(home))
+    assert [f.status for f in report.files] == ["loaded", "loaded"]
+    assert not uncommitted(home)
+    count = "SELECT count(*) AS n FROM scores WHERE benchmark = 'value'"
+    with connect(Warehouse(home)) as con, connect(Warehouse(clean)) as reference:
+        assert query_frame(con, count).item() == query_frame(reference, count).item() > 0
