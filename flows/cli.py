@@ -264,8 +264,22 @@ def run_handler(args: argparse.Namespace) -> int:
         return 1
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, warm: bool = False) -> int:
+    """Run ``scorehouse argv``; its exit code.  ``warm``: a flow command may run in the home's
+    warm worker (:mod:`flows.warm_worker`), as the ``scorehouse`` entry point asks."""
     args = build_parser().parse_args(argv)
+    if warm and args.prefect == "flow":
+        from flows import warm_worker
+
+        environment = dict(os.environ)
+        if warm_worker.enabled(environment):
+            code = warm_worker.run_in_worker(args.home, sys.argv[1:] if argv is None else argv)
+            if code is not None:
+                return code
+            try:
+                return main(argv)
+            finally:
+                warm_worker.start_if_absent(args.home, environment)
     from transforms.catalog import MetricRulesError
     from warehouse.catalog import WarehouseMissingError
 
@@ -281,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except MetricRulesError as error:  # bad input the user fixes in the file named: one line, no traceback
         print(f"scorehouse: {error}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # the reader left (``| head``): nothing more to say, and no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
 
 
@@ -312,7 +329,7 @@ def console_script() -> None:
     """
     outcome: list[int] = []
     atexit.register(exit_without_teardown, outcome)
-    outcome.append(main())
+    outcome.append(main(warm=True))
     sys.exit(outcome[0])
 
 

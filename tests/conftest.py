@@ -11,6 +11,7 @@ the edge cases fixed so far were found.
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -27,25 +28,45 @@ settings.load_profile("scorehouse-ci" if os.environ.get("CI") else "scorehouse")
 os.environ.setdefault("SCOREHOUSE_PREFECT", "ephemeral")
 
 
-def server_daemons_under(folder: Path) -> list[int]:
-    """Pids of local Prefect servers (flows.server_daemon) whose state folder is under ``folder``."""
+def processes_under(module: str, folder: Path) -> list[int]:
+    """Pids of ``python -m module`` processes whose arguments name a path under ``folder``."""
     pids = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             args = cmdline.read_bytes().split(b"\0")
         except OSError:  # the process ended while we looked
             continue
-        if b"flows.server_daemon" in args and any(a.startswith(str(folder).encode()) for a in args):
+        if module.encode() in args and any(a.startswith(str(folder).encode()) for a in args):
             pids.append(int(cmdline.parent.name))
     return pids
 
 
+def server_daemons_under(folder: Path) -> list[int]:
+    """Pids of local Prefect servers (flows.server_daemon) whose state folder is under ``folder``."""
+    return processes_under("flows.server_daemon", folder)
+
+
+def warm_workers_under(folder: Path, grace: float = 0.0) -> list[int]:
+    """Pids of warm workers (flows.warm_worker) under ``folder`` still alive after ``grace`` seconds.
+
+    A worker leaves within a second of its server's end: ``grace`` lets it.
+    """
+    deadline = time.monotonic() + grace
+    while (left := processes_under("flows.warm_worker", folder)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
 @pytest.fixture(scope="session", autouse=True)
 def no_server_left_behind(tmp_path_factory: pytest.TempPathFactory):
-    """Fail the session if a test left a local Prefect server running (and stop it, so none outlives the run)."""
+    """Fail the session if a test left a local Prefect server or a warm worker running (and stop them)."""
     yield
     base = tmp_path_factory.getbasetemp()
     left = server_daemons_under(base)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
+    workers = warm_workers_under(base, grace=0 if left else 10)
+    for pid in workers:
+        os.kill(pid, signal.SIGKILL)
     assert not left, f"tests left local Prefect server(s) running: pids {left} (killed now)"
+    assert not workers, f"tests left warm worker(s) running: pids {workers} (killed now)"

@@ -18,7 +18,7 @@ class Teardown:
 
 KEEP = Teardown()  # freed only when the interpreter tears its modules down
 
-def fake_main():
+def fake_main(warm=False):
     atexit.register(print, "later exit handler ran")
     sys.stdout.write("buffered output")  # a pipe is block-buffered: lost unless flushed
     {ending}
