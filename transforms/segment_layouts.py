@@ -76,8 +76,9 @@ def own_keys(rows: pl.DataFrame, layouts: pl.DataFrame, test_sets: pl.DataFrame)
         position=pl.col("instance").cast(pl.Int64)
     )
     spans = layouts.join(test_sets.select(TEST_SET), on=TEST_SET).sort("first")
+    # both sides sorted by the key, so each test set's rows are too (what Polars cannot check with ``by``)
     keyed = chosen.sort("position").join_asof(spans, left_on="position", right_on="first", by=TEST_SET,
-                                              strategy="backward")
+                                              strategy="backward", check_sortedness=False)
     segment = pl.when(pl.col("numbering") == "per-document").then(pl.col("position") - pl.col("first") + 1).otherwise(
         pl.col("position")
     )
