@@ -25,6 +25,7 @@ from prefect import flow, get_run_logger
 from transforms.catalog import declared_rules
 from transforms.parsers import FORMATS, Format, ParseError, choose_format
 from transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE, NotScoresError, Parsed
+from transforms.segment_layouts import reconcile
 from transforms.validate import reason_counts, validate_loads
 from transforms.validate_battles import ValidatedBattles, validate_battles
 from flows.catalog_state import checked_metric_rules, ensure_current_catalog
@@ -290,11 +291,13 @@ def ingest_batch(
     outcomes = [outcome for outcome, _ in read]
     made = [(outcome, new) for outcome, new in read if new is not None]
     scores = [(outcome, new) for outcome, new in made if new.parsed.table == SCORES_TABLE]
-    validated = validated_loads([new for _, new in scores]) if scores else []
     battles = [(outcome, battle_load(new)) for outcome, new in made if new.parsed.table == BATTLES_TABLE]
     if not made:
         return outcomes
     with warehouse.write_lock():
+        # under the lock: the layouts stored by a batch committed meanwhile are among those checked
+        scores = reconciled_layouts(warehouse, scores)
+        validated = validated_loads([new for _, new in scores]) if scores else []
         warehouse.write_loads(validated)
         for _, (record, checked) in battles:
             warehouse.write_battles_load(record, checked.battles, checked.quarantine)
@@ -305,6 +308,35 @@ def ingest_batch(
         outcome.rows_landed, outcome.rows_quarantined = record.rows_landed, record.rows_quarantined
         outcome.quarantine_reasons = reason_counts(quarantine) if quarantine.height else {}
     return outcomes
+
+
+def reconciled_layouts(
+    warehouse: Warehouse, scores: list[tuple[FileOutcome, ParsedFile]]
+) -> list[tuple[FileOutcome, ParsedFile]]:
+    """The WMT segment files among ``scores`` checked, in order, against the stored layouts and each other.
+
+    A file whose numbering disagrees keeps its own keys for those test sets (:mod:`transforms.segment_layouts`),
+    which its outcome reports.  Files numbered globally go first: their positions are
+    what they say, where a file numbered per document infers them.
+    """
+    if not any(new.parsed.segment_layouts is not None for _, new in scores):
+        return scores
+    known = warehouse.segment_layouts()
+    checked = list(scores)
+    for index in sorted(range(len(scores)), key=lambda i: inferred_positions(scores[i][1].parsed)):
+        outcome, new = scores[index]  # a loop over files: each is checked against the ones before it
+        parsed, problems = reconcile(new.parsed, known)
+        if parsed.segment_layouts is not None:
+            known = pl.concat([known, parsed.segment_layouts])
+        outcome.problems = outcome.problems + problems
+        checked[index] = (outcome, replace(new, parsed=parsed))
+    return checked
+
+
+def inferred_positions(parsed: Parsed) -> bool:
+    """Whether a file numbers some test set per document (its positions are inferred from its documents' order)."""
+    layouts = parsed.segment_layouts
+    return layouts is not None and bool((layouts.get_column("numbering") == "per-document").any())
 
 
 def battle_load(new: ParsedFile) -> tuple[LoadRecord, ValidatedBattles]:
@@ -336,7 +368,7 @@ def validated_loads(parsed: list[ParsedFile]) -> list[NewLoad]:
         key = (new.record.load_id,)
         landed, held = scores.get(key, empty.scores), quarantine.get(key, empty.quarantine)
         record = replace(new.record, rows_landed=landed.height, rows_quarantined=held.height)
-        out.append(NewLoad(record, landed, held, new.read_at, new.parsed.systems))
+        out.append(NewLoad(record, landed, held, new.read_at, new.parsed.systems, new.parsed.segment_layouts))
     return out
 
 

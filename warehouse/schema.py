@@ -67,6 +67,20 @@ SYSTEMS: dict[str, pl.DataType] = {
 }
 
 
+# Where a WMT segment-level file puts each document of a test set (its task) in the test set's
+# segment positions: segments first..last, by the file's own numbering (global positions, or
+# per document from the documents' order).  Layouts of files that agree are kept, so a later file
+# of the same test set is checked against them (transforms.segment_layouts).
+SEGMENT_LAYOUTS: dict[str, pl.DataType] = {
+    "benchmark": pl.String(),
+    "task": pl.String(),
+    "document": pl.String(),
+    "first": pl.Int64(),
+    "last": pl.Int64(),
+    "numbering": pl.String(),  # "global" or "per-document"
+}
+
+
 # The canonical long table.  ``instance`` is null for task-level rows;
 # ``score`` is the raw published value (direction lives in METRICS), null for a
 # cell the dump marks as missing.

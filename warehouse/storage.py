@@ -7,6 +7,7 @@ Layout under ``home``::
     coverage/<batch>.parquet                   what the loads scored (warehouse.schema.COVERAGE)
     quarantine/<batch>.parquet                 rows that failed validation, with the reason and file
     systems/<batch>.parquet                    what the files say about their systems (warehouse.schema.SYSTEMS)
+    segment_layouts/<batch>.parquet            where WMT segment files put their documents (SEGMENT_LAYOUTS)
     battles/benchmark=B/<load>.parquet         pairwise battles (warehouse.schema.BATTLES), one file per load
     battles_quarantine/<load>.parquet          battles that failed validation, with the reason
     rejected/<sha256>.parquet                  files that could not be parsed at all
@@ -43,6 +44,7 @@ import polars as pl
 from warehouse import atomic
 from warehouse.names import check_benchmark_name
 from warehouse.schema import (
+    SEGMENT_LAYOUTS,
     BATTLES,
     BATTLES_QUARANTINE,
     COVERAGE,
@@ -106,6 +108,7 @@ class NewLoad:
     quarantine: pl.DataFrame
     loaded_at: datetime
     systems: pl.DataFrame | None = None  # what the file says about its systems (SYSTEMS), when it says anything
+    segment_layouts: pl.DataFrame | None = None  # where a WMT segment file puts its documents (SEGMENT_LAYOUTS)
 
 
 def batch_id(load_ids: list[str]) -> str:
@@ -208,19 +211,23 @@ class Warehouse:
                    for new in loads if new.systems is not None and new.systems.height]
         if systems:
             atomic.write_parquet(pl.concat(systems), self.dir("systems") / f"{batch}.parquet")
+        layouts = [conform(new.segment_layouts, SEGMENT_LAYOUTS).with_columns(load_id=pl.lit(new.record.load_id))
+                   for new in loads if new.segment_layouts is not None and new.segment_layouts.height]
+        if layouts:
+            atomic.write_parquet(pl.concat(layouts), self.dir("segment_layouts") / f"{batch}.parquet")
         atomic.write_parquet(coverage_of(leveled), self.dir("coverage") / f"{batch}.parquet")
         manifests = pl.concat([new.record.frame(new.loaded_at, batch) for new in loads])
         atomic.write_parquet(manifests, self.dir("loads") / f"{batch}.parquet")
 
     def remove_uncommitted(self) -> None:
-        """Remove the scores, coverage, quarantine and system files of batches that have no manifest.
+        """Remove the scores, coverage, quarantine, system and layout files of batches that have no manifest.
 
         Called under the write lock, when no writer is between its first file and its manifest:
         such files are a crashed writer's.  A later batch may hold the same loads, and every
         view reads all files of a folder, so they would be read twice.
         """
         committed = {p.stem for p in self.dir("loads").glob("*.parquet")}
-        folders = [self.dir("coverage"), self.dir("quarantine"), self.dir("systems"),
+        folders = [self.dir("coverage"), self.dir("quarantine"), self.dir("systems"), self.dir("segment_layouts"),
                    *self.dir("scores").glob("benchmark=*/level=*")]
         for folder in folders:
             for path in folder.glob("*.parquet"):
@@ -248,6 +255,15 @@ class Warehouse:
 
     def score_path(self, benchmark: str, level: str, load_id: str) -> Path:
         return self.dir("scores") / f"benchmark={benchmark}" / f"level={level}" / f"{load_id}.parquet"
+
+    def segment_layouts(self) -> pl.DataFrame:
+        """The stored layouts of WMT segment files (:data:`warehouse.schema.SEGMENT_LAYOUTS`) of the current loads."""
+        files = sorted(self.dir("segment_layouts").glob("*.parquet"))
+        if not files:
+            return pl.DataFrame(schema=SEGMENT_LAYOUTS)
+        current = self.manifests().filter(pl.col("is_current")).select("load_id")
+        stored = pl.read_parquet(files).join(current, on="load_id")
+        return conform(stored, SEGMENT_LAYOUTS)
 
     def manifests(self) -> pl.DataFrame:
         """Every committed load's manifest, with ``is_current``: the catalog's ``loads`` view, read from the files.

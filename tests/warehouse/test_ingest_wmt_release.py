@@ -31,3 +31,30 @@ def test_a_release_tree_ingests_in_one_command_with_nothing_rejected(tmp_path: P
     with connect(Warehouse(tmp_path / "home")) as con:
         segment4 = query_frame(con, "SELECT metric FROM scores WHERE task = 'de-en' AND instance = '4' ORDER BY metric")
     assert segment4.get_column("metric").to_list() == ["A", "B", "DA-N", "DA-raw", "DA-z"]
+
+
+def test_a_file_whose_numbering_disagrees_with_the_stored_ones_keeps_its_own_keys(tmp_path: Path):
+    """Checked across files and commands: d1 has segments 1-3, d2 4-5 (global file B); a file
+    numbered per document that did not score d1's last segment would put d2's first at 3."""
+    fms = tmp_path / "wmt20-metrics" / "final-metric-scores" / "submissions"
+    glob = "".join(seg_line("B", "s1", d, str(p), p / 100) for d, _, p in SEGMENTS)
+    agreeing = "".join(seg_line("A", "s1", d, str(s), p / 10) for d, s, p in SEGMENTS)
+    short = "".join(seg_line("C", "s1", d, str(s), p / 1000) for d, s, p in SEGMENTS if (d, s) != ("d1", 3))
+    home = str(tmp_path / "home")
+    # one command: the global file goes first whatever the order given, the short file disagrees
+    first = ingest_flow([str(write(fms / "C.seg.score", short)), str(write(fms / "B.seg.score", glob))], home=home)
+    # a later command: the agreeing file joins
+    second = ingest_flow([str(write(fms / "A.seg.score", agreeing))], home=home)
+    assert {f.status for f in [*first.files, *second.files]} == {"loaded"}
+    problems = {Path(f.path).name: f.problems for f in [*first.files, *second.files]}
+    assert problems["B.seg.score"] == () and problems["A.seg.score"] == ()
+    assert len(problems["C.seg.score"]) == 1
+    assert "wmt20 de-en" in problems["C.seg.score"][0] and "documents d1 and d2 overlap" in problems["C.seg.score"][0]
+    with connect(Warehouse(home)) as con:
+        keys = query_frame(con, "SELECT metric, list(instance ORDER BY instance) AS instances FROM scores "
+                                "GROUP BY metric ORDER BY metric")
+    assert keys.rows() == [
+        ("A", ["1", "2", "3", "4", "5"]),
+        ("B", ["1", "2", "3", "4", "5"]),
+        ("C", ["d1::1", "d1::2", "d2::1", "d2::2"]),  # its own keys: they join with no other file's
+    ]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import PARSED_ROWS, SYSTEMS, conform, parsed_battles_schema, parsed_schema
+from warehouse.schema import PARSED_ROWS, SEGMENT_LAYOUTS, SYSTEMS, conform, parsed_battles_schema, parsed_schema
 
 # The tables a format's rows go to: scores (:data:`warehouse.schema.PARSED_ROWS`) or battles
 # (:data:`warehouse.schema.PARSED_BATTLES`).
@@ -54,18 +54,24 @@ class Parsed:
 
     ``problems`` are things the user should know that did not stop parsing,
     e.g. "duplicated system name 'RefBERT' renamed 'RefBERT_1' ... 'RefBERT_4'".
-    ``systems`` is what the file says about systems (:data:`warehouse.schema.SYSTEMS`), if anything.
+    ``systems`` is what the file says about systems (:data:`warehouse.schema.SYSTEMS`), if anything;
+    ``segment_layouts`` where a WMT segment-level file puts its documents
+    (:data:`warehouse.schema.SEGMENT_LAYOUTS`), checked against the other files of
+    the test set when it is stored (:mod:`transforms.segment_layouts`).
     """
 
     rows: pl.DataFrame
     problems: tuple[str, ...] = ()
     table: str = SCORES_TABLE  # the table the rows go to, and so their schema (PARSED_SCHEMAS)
     systems: pl.DataFrame | None = None  # system metadata the file holds (warehouse.schema.SYSTEMS)
+    segment_layouts: pl.DataFrame | None = None  # documents' segment positions (warehouse.schema.SEGMENT_LAYOUTS)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", conform(self.rows, PARSED_SCHEMAS[self.table](self.rows)))
         if self.systems is not None:
             object.__setattr__(self, "systems", conform(self.systems, SYSTEMS))
+        if self.segment_layouts is not None:
+            object.__setattr__(self, "segment_layouts", conform(self.segment_layouts, SEGMENT_LAYOUTS))
 
     @property
     def benchmarks(self) -> list[str]:

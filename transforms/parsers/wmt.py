@@ -125,10 +125,15 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     task, metric = task_and_metric(benchmark, "LP", "TESTSET", "METRIC", "REFERENCE")
     instance = pl.lit(None, dtype=pl.String)
     problems = []
+    layouts = None
     if width == len(SEGMENT_COLUMNS):
-        frame, noticed = segment_instances(frame)
+        frame, documents, noticed = segment_instances(frame)
         problems.extend(noticed)
         instance = pl.col("instance")
+        layouts = documents.select(
+            benchmark=pl.lit(benchmark), task=task, document=pl.col("DOCUMENT"), first="first", last="last",
+            numbering="numbering",
+        )
     elif width == len(DOCUMENT_COLUMNS):
         task = pl.format(DOCUMENT_TASK, task).alias("task")
         instance = pl.col("DOCUMENT")
@@ -147,13 +152,13 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
             "scores against alternative references are separate metrics named METRIC@REFERENCE: "
             + ", ".join(alternative.to_list())
         )
-    return Parsed(rows, tuple(problems))
+    return Parsed(rows, tuple(problems), segment_layouts=layouts)
 
 
 register_format(
     Format(
         name="wmt-scores",
-        parser_version=2,
+        parser_version=3,
         sniff=sniff,
         parse=parse,
         description="WMT metrics-task *.seg.score / *.doc.score / *.sys.score (tab-separated, gzip or plain)",
