@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python -m benchmarks.bench_interactive [--repeat 3] [--json docs/bench-interactive.json]``.  A fresh
 warehouse and Prefect home in a temporary folder; "cold" is the first command
-(it starts the home's Prefect server), "warm" every later one (the server
-runs).  Prints a Markdown table (median of ``--repeat`` runs) with each
+(it starts the home's Prefect server and then its warm worker), "warm" every later one (the server
+and the worker run).  Prints a Markdown table (median of ``--repeat`` runs) with each
 target (and with ``--json`` writes every sample and the machine's load
 averages), and stops the server it started.
 """
