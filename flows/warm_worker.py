@@ -17,8 +17,9 @@ The worker serves a command only if nothing it imported could differ:
 
 - the environment: every ``PREFECT_*`` and ``SCOREHOUSE_*`` variable and the
   Python executable are those the worker started with;
-- the code: the project's source files (names, sizes, modification times) and
-  the installed packages (the site-packages folder's modification time);
+- the code: the project's files (names, sizes, modification times of the
+  sources and the data they ship) and the installed packages (the
+  site-packages folder's modification time);
 - the server: the home's live server is the one whose URL the worker's
   Prefect read at import.
 
@@ -91,12 +92,14 @@ def environment_key(env: dict[str, str]) -> str:
 
 
 def code_key() -> str:
-    """The project's source files (names, sizes, modification times) and the installed packages' folder."""
+    """The project's files (names, sizes, modification times: sources and the data they ship, such as
+    the default metric rules) and the installed packages' folder."""
     facts = []
     for folder in SOURCE_FOLDERS:
-        for path in sorted((REPO / folder).rglob("*.py")):
-            stat = path.stat()
-            facts.append((str(path), stat.st_size, stat.st_mtime_ns))
+        for path in sorted((REPO / folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                stat = path.stat()
+                facts.append((str(path), stat.st_size, stat.st_mtime_ns))
     facts.append(("site-packages", Path(sysconfig.get_paths()["purelib"]).stat().st_mtime_ns))
     return hashlib.sha256(json.dumps(facts).encode()).hexdigest()
 
