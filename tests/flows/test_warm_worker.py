@@ -1,6 +1,7 @@
 """The warm worker (flows.warm_worker): a flow command served by a forked child of a process that has
 Prefect and the flows imported already gives the output, exit code and flow runs of the command run alone."""
 
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from flows.local_server import read_state
+from flows import warm_worker
 from flows.warm_worker import log_path, socket_path
 from tests.conftest import warm_workers_under
 from tests.flows.conftest import VALUE
@@ -52,8 +54,19 @@ def test_a_flow_command_runs_in_the_warm_worker_as_it_would_alone(tmp_path):
         assert code == 0, text
         assert "refused ['rank']: environment changed" in log_path(files).read_text()
 
+        # changed code (a newer modification time) is refused too, and that worker leaves
+        source = Path(warm_worker.__file__)
+        times = source.stat()
+        os.utime(source, ns=(times.st_atime_ns, times.st_mtime_ns + 1_000_000_000))
+        try:
+            code, text = finished(scorehouse(env, "rank", "--benchmark", "value", "--method", "borda"))
+        finally:
+            os.utime(source, ns=(times.st_atime_ns, times.st_mtime_ns))
+        assert code == 0, text
+        assert "refused ['rank']: code or server changed" in log_path(files).read_text()
+
         # the served command's flow run is in the server's history with the others
-        assert flow_run_names(read_state(files).url) == ["ingest", "ingest", "ingest", "rank"]
+        assert flow_run_names(read_state(files).url) == ["ingest", "ingest", "ingest", "rank", "rank"]
     finally:
         assert finished(scorehouse(env, "server", "stop"))[0] == 0
     assert warm_workers_under(tmp_path, grace=10) == []  # the worker leaves with its server
