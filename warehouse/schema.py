@@ -141,18 +141,21 @@ PARSED_BATTLES: dict[str, pl.DataType] = {
     "line": pl.Int64(),
     "source_row": pl.Int64(),
 }
-# Battles that could not be used: the fields as given, where they came from and why.
-BATTLES_QUARANTINE: dict[str, pl.DataType] = {
-    **PARSED_BATTLES,
-    "file": pl.String(),
-    "reason": pl.String(),
-    "load_id": pl.String(),
-}
+
+
+def quarantine_of(parsed: dict[str, pl.DataType]) -> dict[str, pl.DataType]:
+    """The quarantine of a parsed table: its columns as given, then where each row came from and why."""
+    return {**parsed, "file": pl.String(), "reason": pl.String(), "load_id": pl.String()}
+
+
+# Battles that could not be used.
+BATTLES_QUARANTINE: dict[str, pl.DataType] = quarantine_of(PARSED_BATTLES)
 
 
 def parsed_battles_schema(rows: pl.DataFrame) -> dict[str, pl.DataType]:
     """:data:`PARSED_BATTLES` for ``rows``, with :data:`PARSER_REASON` when the parser flagged rows."""
     return {**PARSED_BATTLES, PARSER_REASON: pl.String()} if PARSER_REASON in rows.columns else dict(PARSED_BATTLES)
+
 
 # The metric catalog: how to read each (benchmark, task, metric), every field
 # filled (transforms.catalog.resolve_metrics is the one place that fills them).
@@ -171,13 +174,8 @@ METRICS: dict[str, pl.DataType] = {
 # and metric are glob patterns; the first matching rule wins.
 METRIC_RULES: dict[str, pl.DataType] = {**METRICS, "note": pl.String()}
 
-# Rows that could not be used, with where they came from and why.
-QUARANTINE: dict[str, pl.DataType] = {
-    **PARSED_ROWS,
-    "file": pl.String(),
-    "reason": pl.String(),
-    "load_id": pl.String(),
-}
+# Rows of scores that could not be used.
+QUARANTINE: dict[str, pl.DataType] = quarantine_of(PARSED_ROWS)
 
 # What one load scored, per (benchmark, level, task, metric, system): written
 # with the load, so the catalog and the rank flow learn the shape of the
