@@ -268,18 +268,24 @@ def main(argv: list[str] | None = None, warm: bool = False) -> int:
     """Run ``scorehouse argv``; its exit code.  ``warm``: a flow command may run in the home's
     warm worker (:mod:`flows.warm_worker`), as the ``scorehouse`` entry point asks."""
     args = build_parser().parse_args(argv)
-    if warm and args.prefect == "flow":
-        from flows import warm_worker
+    if not (warm and args.prefect == "flow"):
+        return run_command(args)
+    from flows import warm_worker
 
-        environment = dict(os.environ)
-        if warm_worker.enabled(environment):
-            code = warm_worker.run_in_worker(args.home, sys.argv[1:] if argv is None else argv)
-            if code is not None:
-                return code
-            try:
-                return main(argv)
-            finally:
-                warm_worker.start_if_absent(args.home, environment)
+    environment = dict(os.environ)
+    if not warm_worker.enabled(environment):
+        return run_command(args)
+    code = warm_worker.run_in_worker(args.home, sys.argv[1:] if argv is None else argv)
+    if code is not None:
+        return code
+    try:
+        return run_command(args)
+    finally:
+        warm_worker.start_if_absent(args.home, environment)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """The parsed command, run in this process; its exit code, with the errors users fix said in one line."""
     from transforms.catalog import MetricRulesError
     from warehouse.catalog import WarehouseMissingError
 
@@ -313,12 +319,17 @@ def exit_without_teardown(outcome: list[int]) -> None:
     """
     if not outcome:
         return
+    flush_streams()
+    os._exit(outcome[0])
+
+
+def flush_streams() -> None:
+    """Flush stdout and stderr before an ``os._exit``, which would drop what they buffer."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe (``| head``) or stream: nothing more to say on it
             pass
-    os._exit(outcome[0])
 
 
 def console_script() -> None:
