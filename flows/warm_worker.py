@@ -53,11 +53,13 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
+from flows.cli import flush_streams
 from flows.local_server import MODE_ENV, ServerFiles, idle_seconds, is_daemon, live_state, read_state, server_files
 from warehouse.atomic import file_lock
 
@@ -251,8 +253,10 @@ def answer(connection: socket.socket, listener: socket.socket, environment: str,
 def run_child(connection: socket.socket, listener: socket.socket, fds: list[int], request: dict) -> None:
     """The forked command: the client's descriptors, directory and environment, then :func:`flows.cli.main`."""
     code = 1
+    answered = threading.Event()
     try:
         listener.close()
+        end_with_the_command(connection, answered)
         for signum in (signal.SIGCHLD, signal.SIGTERM):
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -274,6 +278,7 @@ def run_child(connection: socket.socket, listener: socket.socket, fds: list[int]
         code = 1
     finally:
         flush_streams()
+        answered.set()
         try:  # the code first: the exit handlers only flush Prefect's event and log workers to the server
             connection.sendall(EXITED + struct.pack("!i", code))
         except OSError:
@@ -283,12 +288,22 @@ def run_child(connection: socket.socket, listener: socket.socket, fds: list[int]
         os._exit(code)
 
 
-def flush_streams() -> None:
-    for stream in (sys.stdout, sys.stderr):
+def end_with_the_command(connection: socket.socket, answered: threading.Event) -> None:
+    """End this child as a killed command ends (SIGTERM) if the command's process goes away before its answer.
+
+    The command sends nothing after its request, so a read returns only when it closed the connection.
+    """
+    connection.settimeout(None)
+
+    def watch() -> None:
         try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe (``| head``): nothing more to say on it
+            connection.recv(1)
+        except OSError:
             pass
+        if not answered.is_set():
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="command-watch", daemon=True).start()
 
 
 def main() -> None:

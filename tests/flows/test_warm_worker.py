@@ -2,7 +2,9 @@
 Prefect and the flows imported already gives the output, exit code and flow runs of the command run alone."""
 
 import os
+import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -12,7 +14,7 @@ from flows.local_server import read_state
 from flows import warm_worker
 from flows.warm_worker import log_path, socket_path
 from tests.conftest import warm_workers_under
-from tests.flows.conftest import VALUE
+from tests.flows.conftest import REPO, VALUE
 from tests.flows.test_local_server import env_for, files_of, finished, flow_run_names, scorehouse
 
 pytestmark = pytest.mark.slow
@@ -21,6 +23,14 @@ pytestmark = pytest.mark.slow
 def outputs(process: subprocess.Popen) -> tuple[int, str, str]:
     out, err = process.communicate(timeout=300)
     return process.returncode, out, err
+
+
+def pid_alive(pid: int) -> bool:
+    """Alive and not a zombie (the worker's children are reaped by the system)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
 
 
 def wait_for(path: Path, seconds: float = 90) -> None:
@@ -67,6 +77,26 @@ def test_a_flow_command_runs_in_the_warm_worker_as_it_would_alone(tmp_path):
 
         # the served command's flow run is in the server's history with the others
         assert flow_run_names(read_state(files).url) == ["ingest", "ingest", "ingest", "rank", "rank"]
+
+        # a command killed while the worker runs it takes its run with it, as a command run alone would
+        wait_for(socket_path(files))  # the worker that replaced the stale one
+        served = log_path(files).read_text().count("serving")
+        # its output to a file that stays open, so a write cannot be what ends the child
+        output = (tmp_path / "killed.out").open("w")
+        client = subprocess.Popen([sys.executable, "-m", "flows.cli", "ingest", str(REPO / "data" / "bundled" / "wmt20-metrics")],
+                                  cwd=REPO, env=env, stdout=output, stderr=output)
+        deadline = time.monotonic() + 60
+        while log_path(files).read_text().count("serving") == served and time.monotonic() < deadline:
+            time.sleep(0.1)
+        child = int(re.findall(r"in pid (\d+)", log_path(files).read_text())[-1])
+        client.kill()
+        client.wait()
+        deadline = time.monotonic() + 10
+        while pid_alive(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not pid_alive(child)
+        output.close()
+        assert "wmt20" not in (tmp_path / "killed.out").read_text()  # ended, not finished: no summary
     finally:
         assert finished(scorehouse(env, "server", "stop"))[0] == 0
     assert warm_workers_under(tmp_path, grace=10) == []  # the worker leaves with its server
