@@ -397,11 +397,15 @@ def ingest_files(
     checked_metric_rules(warehouse)
     plans = plan_files(warehouse, files, origins or [str(f) for f in files], format, benchmark, trust_pickle, reparse,
                        columns)
-    outcomes: dict[str, FileOutcome] = {
-        p.origin: FileOutcome(p.origin, "unchanged", p.load_id, p.format, parser_version=p.parser_version)
-        for p in plans if p.action == "unchanged"
-    }
-    work = [(warehouse, batch, format, benchmark, trust_pickle, reparse, columns) for batch in batches(plans, batch_files)]
+    # by the plan's place: the same path given twice is two plans, the second "same" as the first
+    outcomes: list[FileOutcome | None] = [
+        FileOutcome(p.origin, "unchanged", p.load_id, p.format, parser_version=p.parser_version)
+        if p.action == "unchanged" else None
+        for p in plans
+    ]
+    place = {id(plan): index for index, plan in enumerate(plans)}
+    grouped = batches(plans, batch_files)
+    work = [(warehouse, batch, format, benchmark, trust_pickle, reparse, columns) for batch in grouped]
     with progress_of("ingest", len(plans), progress and not parallel) as done:
         for plan in plans:
             if plan.action == "unchanged":
@@ -414,15 +418,17 @@ def ingest_files(
                 results.append(ingest_batch(*arguments))
                 for outcome in results[-1]:
                     done(f"{Path(outcome.path).name} {outcome.status}")
-        outcomes.update((o.path, o) for batch in results for o in batch)
-        for plan in plans:
+        for batch, batch_outcomes in zip(grouped, results, strict=True):
+            for plan, outcome in zip(batch, batch_outcomes, strict=True):
+                outcomes[place[id(plan)]] = outcome
+        for index, plan in enumerate(plans):
             if plan.action == "same":
-                first = outcomes[plans[plan.same_as].origin]
+                first = outcomes[plan.same_as]
                 status = "unchanged" if first.status == "loaded" else first.status
-                outcomes[plan.origin] = replace(first, path=plan.origin, status=status, benchmarks=(), rows_in=0,
-                                                rows_landed=0, rows_quarantined=0, quarantine_reasons={}, problems=())
+                outcomes[index] = replace(first, path=plan.origin, status=status, benchmarks=(), rows_in=0,
+                                          rows_landed=0, rows_quarantined=0, quarantine_reasons={}, problems=())
                 done(f"{plan.path.name} {status}")
-    return [outcomes[p.origin] for p in plans]
+    return outcomes
 
 
 def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]:

@@ -85,3 +85,12 @@ def test_a_second_run_finds_every_file_unchanged_and_writes_nothing(folder, tmp_
     assert loaded and all(f.status == "unchanged" for f in again.files if f.path in loaded)
     assert [f.load_id for f in again.files if f.path in loaded] == [f.load_id for f in first.files if f.path in loaded]
     assert sorted(p for p in home.rglob("*.parquet")) == written
+
+
+@pytest.mark.parametrize("batch_files", [1, 2000])
+def test_a_path_given_twice_reports_the_load_once_and_the_repeat_unchanged(tmp_path, batch_files):
+    report = ingest_flow([str(VALUE), str(VALUE)], home=str(tmp_path / "home"), batch_files=batch_files)
+    first, second = report.files
+    assert (first.status, second.status) == ("loaded", "unchanged")
+    assert first.rows_in > 0 and second.rows_in == 0  # the rows are the first's, counted once
+    assert first.load_id == second.load_id
