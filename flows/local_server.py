@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from warehouse.atomic import file_lock
-from warehouse.storage import resolve_home
+from warehouse.names import resolve_home
 
 MODE_ENV = "SCOREHOUSE_PREFECT"  # "server" (default): the shared local server; "ephemeral": Prefect's per-process API
 IDLE_ENV = "SCOREHOUSE_SERVER_IDLE_SECONDS"

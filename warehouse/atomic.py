@@ -17,8 +17,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:  # only an annotation here: the lock's users need not load Polars
+    import polars as pl
 
 
 @contextmanager

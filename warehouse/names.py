@@ -1,12 +1,25 @@
-"""What may name a benchmark: it becomes a hive partition folder (``benchmark=<name>``).
+"""What may name a benchmark (it becomes a hive partition folder, ``benchmark=<name>``), and where the home is.
 
 Kept free of heavy imports so that the command line can check ``--benchmark``
-before anything starts (``scorehouse --help`` must stay fast).
+and find the home's server before anything starts (``scorehouse --help`` and
+a command the warm worker serves must stay fast).
 """
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
+
+HOME_ENV = "SCOREHOUSE_HOME"
+DEFAULT_HOME = Path("scorehouse-data")
+
+
+def resolve_home(home: str | Path | None) -> Path:
+    """The warehouse home: the argument, else ``$SCOREHOUSE_HOME``, else ``./scorehouse-data``."""
+    if home is not None:
+        return Path(home)
+    return Path(os.environ.get(HOME_ENV) or DEFAULT_HOME)
 
 BENCHMARK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 

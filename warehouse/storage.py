@@ -30,7 +30,6 @@ write and the lock go through :mod:`warehouse.atomic`.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -42,7 +41,7 @@ from pathlib import Path
 import polars as pl
 
 from warehouse import atomic
-from warehouse.names import check_benchmark_name
+from warehouse.names import check_benchmark_name, resolve_home
 from warehouse.schema import (
     SEGMENT_LAYOUTS,
     BATTLES,
@@ -57,17 +56,6 @@ from warehouse.schema import (
     conform,
 )
 from warehouse.sql import loads_relation, query_files
-
-HOME_ENV = "SCOREHOUSE_HOME"
-DEFAULT_HOME = Path("scorehouse-data")
-
-
-def resolve_home(home: str | Path | None) -> Path:
-    """The warehouse home: the argument, else ``$SCOREHOUSE_HOME``, else ``./scorehouse-data``."""
-    if home is not None:
-        return Path(home)
-    return Path(os.environ.get(HOME_ENV) or DEFAULT_HOME)
-
 
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
