@@ -87,9 +87,14 @@ def lock_path(files: ServerFiles) -> Path:
     return files.folder / "worker.lock"
 
 
+# Variables read when the worker imports: Prefect's and ours, and those of the numeric
+# libraries (thread pools are sized on load) and of Python itself.
+IMPORT_TIME_PREFIXES = ("PREFECT_", "SCOREHOUSE_", "OPENBLAS_", "OMP_", "MKL_", "POLARS_", "PYTHON")
+
+
 def environment_key(env: dict[str, str]) -> str:
-    """The variables that decide what the imported Prefect and flows are (``PREFECT_API_URL`` is set by the command)."""
-    chosen = sorted((k, v) for k, v in env.items() if k.startswith(("PREFECT_", "SCOREHOUSE_")) and k != "PREFECT_API_URL")
+    """The variables that decide what the imported modules are (``PREFECT_API_URL`` is set by the command)."""
+    chosen = sorted((k, v) for k, v in env.items() if k.startswith(IMPORT_TIME_PREFIXES) and k != "PREFECT_API_URL")
     return hashlib.sha256(json.dumps([sys.executable, chosen]).encode()).hexdigest()
 
 
@@ -115,31 +120,30 @@ def enabled(env: dict[str, str]) -> bool:
 
 def run_in_worker(home: str | None, argv: list[str]) -> int | None:
     """Run ``scorehouse argv`` in the home's worker: its exit code, or None when no worker answers or it refuses."""
-    files = server_files(home)
-    request = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
-               "environment": environment_key(dict(os.environ)), "code": code_key()}
     try:
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        connection.connect(str(socket_path(files)))
+        connection.connect(str(socket_path(server_files(home))))
     except OSError:
         return None
     with connection:
+        request = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
+                   "environment": environment_key(dict(os.environ)), "code": code_key()}
         payload = json.dumps(request).encode()
         socket.send_fds(connection, [struct.pack("!I", len(payload)) + payload], [0, 1, 2])
         if receive_exactly(connection, 1) != STARTED:
             return None
         (child,) = struct.unpack("!i", receive_exactly(connection, 4))
         forwarded = {sig: signal.signal(sig, lambda number, _frame: os.kill(child, number))
-                     for sig in (signal.SIGINT, signal.SIGTERM)}
+                     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
         try:
-            answer = receive_exactly(connection, 5)
+            ended = receive_exactly(connection, 5)
         finally:
             for sig, handler in forwarded.items():
                 signal.signal(sig, handler)
-    if not answer or answer[:1] != EXITED:
+    if not ended or ended[:1] != EXITED:
         print("scorehouse: the command's process in the warm worker ended without an exit code", file=sys.stderr)
         return 1
-    return struct.unpack("!i", answer[1:])[0]
+    return struct.unpack("!i", ended[1:])[0]
 
 
 def receive_exactly(connection: socket.socket, size: int) -> bytes:
@@ -229,10 +233,11 @@ def answer(connection: socket.socket, listener: socket.socket, environment: str,
            files: ServerFiles) -> bool:
     """Serve one request (fork its command) or refuse it; False when this worker is stale and must go."""
     connection.settimeout(10)
-    header, fds, _, _ = socket.recv_fds(connection, 4, 3)
-    (size,) = struct.unpack("!I", header)
-    request = json.loads(receive_exactly(connection, size))
+    fds: list[int] = []
     try:
+        header, fds, _, _ = socket.recv_fds(connection, 4, 3)
+        (size,) = struct.unpack("!I", header)
+        request = json.loads(receive_exactly(connection, size))
         live = read_state(files)
         fresh = request["code"] == code and live is not None and live.url == url
         if not fresh or request["environment"] != environment:
@@ -241,21 +246,26 @@ def answer(connection: socket.socket, listener: socket.socket, environment: str,
             return fresh
         child = os.fork()
         if child == 0:
-            run_child(connection, listener, fds, request)
+            run_child(connection, listener, fds, request, files)
         connection.sendall(STARTED + struct.pack("!i", child))
         print(f"serving {request['argv'][:1]} in pid {child}", flush=True)
+        return True
+    except (OSError, ValueError, KeyError, struct.error) as error:  # a command gone or garbled: this request only
+        print(f"dropped a request: {type(error).__name__}: {error}", flush=True)
         return True
     finally:
         for fd in fds:
             os.close(fd)
 
 
-def run_child(connection: socket.socket, listener: socket.socket, fds: list[int], request: dict) -> None:
+def run_child(connection: socket.socket, listener: socket.socket, fds: list[int], request: dict,
+              files: ServerFiles) -> None:
     """The forked command: the client's descriptors, directory and environment, then :func:`flows.cli.main`."""
     code = 1
     answered = threading.Event()
     try:
         listener.close()
+        release_worker_lock(lock_path(files))
         end_with_the_command(connection, answered)
         for signum in (signal.SIGCHLD, signal.SIGTERM):
             signal.signal(signum, signal.SIG_DFL)
@@ -286,6 +296,17 @@ def run_child(connection: socket.socket, listener: socket.socket, fds: list[int]
         atexit._run_exitfuncs()  # as the command's own exit would (flows.cli.console_script)
         flush_streams()
         os._exit(code)
+
+
+def release_worker_lock(path: Path) -> None:
+    """Close this child's copies of the worker lock's descriptor, so a long command does not hold
+    the lock for a worker that has gone (a new one could not start until the command ends)."""
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") == str(path):
+                os.close(int(fd))
+        except OSError:  # the listing's own descriptor, already closed
+            pass
 
 
 def end_with_the_command(connection: socket.socket, answered: threading.Event) -> None:

@@ -3,6 +3,7 @@ Prefect and the flows imported already gives the output, exit code and flow runs
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -52,6 +53,11 @@ def test_a_flow_command_runs_in_the_warm_worker_as_it_would_alone(tmp_path):
         assert warm[0] == alone[0] == 0 and warm[1] == alone[1] and "unchanged" in warm[2], (warm, alone)
         log = log_path(files).read_text()
         assert log.count("serving ['ingest']") == 1, log
+
+        # a request cut short (its command gone) is dropped; the worker serves the next one
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as cut_short:
+            cut_short.connect(str(socket_path(files)))
+            cut_short.sendall(b"\x00\x00")
 
         # a usage error: its exit code and message pass through
         code, text = finished(scorehouse(env, "rank", "--benchmark", "nope"))
