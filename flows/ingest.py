@@ -315,9 +315,10 @@ def reconciled_layouts(
 ) -> list[tuple[FileOutcome, ParsedFile]]:
     """The WMT segment files among ``scores`` checked, in order, against the stored layouts and each other.
 
-    A file whose numbering disagrees keeps its own keys for those test sets (:mod:`transforms.segment_layouts`),
-    which its outcome reports.  Files numbered globally go first: their positions are
-    what they say, where a file numbered per document infers them.
+    What a disagreement does is :func:`transforms.segment_layouts.reconcile`'s rule; the outcome
+    reports it.  A file is not checked against the loads of its own source, which it replaces
+    (a corrected file must not be judged by the file it corrects).  Files numbered globally go
+    first: their positions are what they say, where a file numbered per document infers them.
     """
     if not any(new.parsed.segment_layouts is not None for _, new in scores):
         return scores
@@ -325,9 +326,11 @@ def reconciled_layouts(
     checked = list(scores)
     for index in sorted(range(len(scores)), key=lambda i: inferred_positions(scores[i][1].parsed)):
         outcome, new = scores[index]  # a loop over files: each is checked against the ones before it
-        parsed, problems = reconcile(new.parsed, known)
+        others = known.filter(pl.col("source") != new.record.source).drop("source")
+        parsed, problems = reconcile(new.parsed, others)
         if parsed.segment_layouts is not None:
-            known = pl.concat([known, parsed.segment_layouts])
+            mine = parsed.segment_layouts.with_columns(source=pl.lit(new.record.source))
+            known = pl.concat([known.filter(pl.col("source") != new.record.source), mine])
         outcome.problems = outcome.problems + problems
         checked[index] = (outcome, replace(new, parsed=parsed))
     return checked

@@ -15,11 +15,17 @@ a test set (benchmark, task) *agrees* with the stored ones when, over the union:
 
 A file that agrees keeps its instances and its layout is stored, so later
 files are checked against it too (the stored layouts agree with each other:
-each was checked against those before it).  A file that does not is not
-rejected: that test set's instances become the file's own
-``DOCUMENT::SEGMENT`` (they no longer join with the other files' segments), its
-layout of it is not stored, and the problem names the file's test set and the
-document at fault.  The first file of a test set defines it for the rest.
+each was checked against those before it).  A file that does not is never
+rejected, and its layout of that test set is not stored; the problem names the
+test set and the document at fault.  Its instances there:
+
+- numbered per document: the file's own ``DOCUMENT::SEGMENT`` (they no longer
+  join with the other files' segments), since its positions were inferred;
+- numbered globally: kept, since a global number is the segment's position
+  whatever was stored before; the problem says that the stored files numbered
+  per document are the ones that disagree (their keys are not changed).
+
+So the outcome does not depend on the order of the files for a global one.
 """
 
 from __future__ import annotations
@@ -99,11 +105,16 @@ def reconcile(parsed: Parsed, known: pl.DataFrame) -> tuple[Parsed, tuple[str, .
     bad = conflicts(layouts, known)
     if not bad.height:
         return parsed, ()
-    rows = own_keys(parsed.rows, layouts, bad)
+    numbering = layouts.group_by(TEST_SET).agg(globally=(pl.col("numbering") == "global").all())
+    bad = bad.join(numbering, on=TEST_SET)
+    rows = own_keys(parsed.rows, layouts, bad.filter(~pl.col("globally")))
     kept = layouts.join(bad.select(TEST_SET), on=TEST_SET, how="anti")
     problems = tuple(
         f"{benchmark} {task}: the segment numbering does not agree with the files of this test set already "
-        f"stored ({reason}); its instances are the file's own DOCUMENT::SEGMENT and do not join with theirs"
-        for benchmark, task, reason in bad.rows()
+        f"stored ({reason}); "
+        + ("its global segment numbers are kept: the stored files numbered per document are the ones that "
+           "disagree (their keys are not changed)" if globally else
+           "its instances are the file's own DOCUMENT::SEGMENT and do not join with theirs")
+        for benchmark, task, reason, globally in bad.rows()
     )
     return Parsed(rows, parsed.problems, parsed.table, parsed.systems, kept), problems

@@ -245,13 +245,14 @@ class Warehouse:
         return self.dir("scores") / f"benchmark={benchmark}" / f"level={level}" / f"{load_id}.parquet"
 
     def segment_layouts(self) -> pl.DataFrame:
-        """The stored layouts of WMT segment files (:data:`warehouse.schema.SEGMENT_LAYOUTS`) of the current loads."""
+        """The stored layouts of WMT segment files (:data:`warehouse.schema.SEGMENT_LAYOUTS`) of the current
+        loads, with the ``source`` of each (a new load of the same source replaces its layouts)."""
+        schema = {**SEGMENT_LAYOUTS, "source": pl.String()}
         files = sorted(self.dir("segment_layouts").glob("*.parquet"))
         if not files:
-            return pl.DataFrame(schema=SEGMENT_LAYOUTS)
-        current = self.manifests().filter(pl.col("is_current")).select("load_id")
-        stored = pl.read_parquet(files).join(current, on="load_id")
-        return conform(stored, SEGMENT_LAYOUTS)
+            return pl.DataFrame(schema=schema)
+        current = self.manifests().filter(pl.col("is_current")).select("load_id", "source")
+        return conform(pl.read_parquet(files).join(current, on="load_id"), schema)
 
     def manifests(self) -> pl.DataFrame:
         """Every committed load's manifest, with ``is_current``: the catalog's ``loads`` view, read from the files.

@@ -76,3 +76,14 @@ def test_reconcile_keeps_an_agreeing_file_and_rekeys_a_disagreeing_one():
     assert rekeyed.rows.get_column("instance").to_list() == ["d2::1", "d1::2"]
     assert rekeyed.segment_layouts.height == 0  # a layout that disagrees is not kept
     assert len(problems) == 1 and problems[0].startswith("wmt20 de-en: the segment numbering does not agree")
+
+
+def test_a_global_file_that_disagrees_keeps_its_numbers():
+    """Its numbers are positions whatever was stored: the stored per-document file is the one at fault."""
+    rows = pl.DataFrame({"benchmark": "wmt20", "task": "de-en", "metric": "BLEU", "instance": ["3", "4"],
+                         "system": "s1", "value": ["0.5", "0.25"], "line": [1, 2]})
+    short = layout(("d1", 1, 2, "per-document"), ("d2", 3, 4, "per-document"))  # stored first, shifted
+    kept, problems = reconcile(Parsed(rows, segment_layouts=GLOBAL), short)
+    assert kept.rows.get_column("instance").to_list() == ["3", "4"]
+    assert kept.segment_layouts.height == 0  # not stored: the stored layouts keep agreeing with each other
+    assert len(problems) == 1 and "its global segment numbers are kept" in problems[0]

@@ -58,3 +58,36 @@ def test_a_file_whose_numbering_disagrees_with_the_stored_ones_keeps_its_own_key
         ("B", ["1", "2", "3", "4", "5"]),
         ("C", ["d1::1", "d1::2", "d2::1", "d2::2"]),  # its own keys: they join with no other file's
     ]
+
+
+def test_a_global_file_keeps_its_numbers_whatever_the_order_of_the_files(tmp_path: Path):
+    """One file per batch: the shifted per-document file comes first and is stored; the global file
+    that contradicts it keeps its positions and says so (with both in one batch, see above, the
+    global file goes first and the shifted one is the one keyed by its own numbering)."""
+    fms = tmp_path / "wmt20-metrics" / "final-metric-scores" / "submissions"
+    short = "".join(seg_line("C", "s1", d, str(s), p / 1000) for d, s, p in SEGMENTS if (d, s) != ("d1", 3))
+    glob = "".join(seg_line("B", "s1", d, str(p), p / 100) for d, _, p in SEGMENTS)
+    home = str(tmp_path / "home")
+    report = ingest_flow([str(write(fms / "C.seg.score", short)), str(write(fms / "B.seg.score", glob))], home=home,
+                         batch_files=1)
+    problems = {Path(f.path).name: f.problems for f in report.files}
+    assert problems["C.seg.score"] == ()
+    assert len(problems["B.seg.score"]) == 1 and "its global segment numbers are kept" in problems["B.seg.score"][0]
+    with connect(Warehouse(home)) as con:
+        keys = query_frame(con, "SELECT metric, list(instance ORDER BY instance) AS instances FROM scores "
+                                "GROUP BY metric ORDER BY metric")
+    assert keys.rows() == [("B", ["1", "2", "3", "4", "5"]), ("C", ["1", "2", "3", "4"])]
+
+
+def test_a_corrected_file_is_not_judged_by_the_file_it_replaces(tmp_path: Path):
+    fms = tmp_path / "wmt20-metrics" / "final-metric-scores" / "submissions"
+    path = fms / "C.seg.score"
+    home = str(tmp_path / "home")
+    short = "".join(seg_line("C", "s1", d, str(s), p / 1000) for d, s, p in SEGMENTS if (d, s) != ("d1", 3))
+    ingest_flow([str(write(path, short))], home=home)
+    corrected = "".join(seg_line("C", "s1", d, str(s), p / 1000) for d, s, p in SEGMENTS)
+    report = ingest_flow([str(write(path, corrected))], home=home)
+    assert [(f.status, f.problems) for f in report.files] == [("loaded", ())]
+    with connect(Warehouse(home)) as con:
+        keys = query_frame(con, "SELECT list(instance ORDER BY instance) AS instances FROM scores")
+    assert keys.item().to_list() == ["1", "2", "3", "4", "5"]
