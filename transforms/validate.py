@@ -38,7 +38,6 @@ class Validated:
 
     scores: pl.DataFrame
     quarantine: pl.DataFrame
-    systems: pl.DataFrame | None = None  # the file's system metadata, carried to the load as parsed
 
 
 def _duplicated_keys(usable: pl.DataFrame) -> bool:

@@ -83,6 +83,7 @@ def test_gzipped_csv(tmp_path):
     path.write_bytes(gzip.compress(LONG_CSV.encode()))
     assert rows_of(parse_table(path, "mybench", LONG)) == rows_of(parse_table(write(tmp_path / "results.csv", LONG_CSV), "mybench", LONG))
     assert task_of_file(path) == "results"
+    assert task_of_file(tmp_path / "Results.CSV.GZ") == "Results"  # the extensions in any case, the name as it is
 
 
 def test_json_lines_values_as_their_json_text(tmp_path):

@@ -109,7 +109,7 @@ def task_of_file(path: Path) -> str:
     """The task of a table without a task column: its file name without the table extensions."""
     name = path.name
     for suffix in (".gz", *TABLE_TYPES):
-        name = name.removesuffix(suffix) if name.lower().endswith(suffix) else name
+        name = name[: -len(suffix)] if name.lower().endswith(suffix) else name  # X.CSV as x.csv
     return name
 
 
@@ -246,7 +246,7 @@ def needs_columns(path: Path, benchmark: str | None) -> Parsed:
     )
 
 
-USER_TABLE = register_format(
+register_format(
     Format(
         name="user-table",
         parser_version=1,
