@@ -168,12 +168,6 @@ class Warehouse:
         finally:
             shutil.rmtree(scratch)
 
-    def write_load(
-        self, record: LoadRecord, scores: pl.DataFrame, quarantine: pl.DataFrame, systems: pl.DataFrame | None = None,
-    ) -> None:
-        """Write one load as a batch of one (:meth:`write_loads`)."""
-        self.write_loads([NewLoad(record, scores, quarantine, datetime.now(UTC), systems)])
-
     def write_loads(self, loads: list[NewLoad]) -> None:
         """Write a batch of loads: their partitions, quarantine, system metadata and coverage, then their manifests
         (the commit point).
@@ -223,7 +217,7 @@ class Warehouse:
                     path.unlink(missing_ok=True)
 
     def write_battles_load(self, record: LoadRecord, battles: pl.DataFrame, quarantine: pl.DataFrame) -> None:
-        """Write one load of battles and its quarantine, then its manifest (the commit point), as :meth:`write_load`.
+        """Write one load of battles and its quarantine, then its manifest (the commit point), as :meth:`write_loads`.
 
         Battles are partitioned by benchmark only (a battle has no level).  The load's coverage
         is empty (it scored nothing): every load has one, so the rank flow never backfills it.

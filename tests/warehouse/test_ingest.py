@@ -98,6 +98,7 @@ def test_an_unparseable_file_is_rejected_and_does_not_stop_the_others(home, tmp_
 CRASH_SCRIPT = textwrap.dedent(
     """
     import os, sys
+    from datetime import UTC, datetime
     from pathlib import Path
     import warehouse.storage as storage
     from flows.lineage import load_id_of
@@ -112,7 +113,7 @@ CRASH_SCRIPT = textwrap.dedent(
             os._exit(137)
         real_replace(source, target)
 
-    storage.os.replace = die_before_commit
+    os.replace = die_before_commit  # what every atomic write renames with
     home, path = sys.argv[1], Path(sys.argv[2])
     warehouse = storage.Warehouse(home)
     sha = warehouse.archive_raw(path)
@@ -121,7 +122,7 @@ CRASH_SCRIPT = textwrap.dedent(
     checked = validate_rows(parsed.rows, file=str(path), load_id=load_id)
     record = storage.LoadRecord(load_id, f"{fmt.name}:glue:{path.name}", str(path), sha, fmt.name, 1, "glue",
                                 parsed.rows.height, checked.scores.height, checked.quarantine.height)
-    warehouse.write_load(record, checked.scores, checked.quarantine)
+    warehouse.write_loads([storage.NewLoad(record, checked.scores, checked.quarantine, datetime.now(UTC))])
     """
 )
 
