@@ -35,6 +35,7 @@ from flows.lineage import ReparseError, benchmark_option, folder_of, lineage_not
 from flows.progress import progress as progress_of
 from flows.runners import map_tasks
 from warehouse.names import check_benchmark_name
+from warehouse.schema import QUARANTINE, SCORES
 from warehouse.storage import LoadRecord, NewLoad, RawMissingError, Warehouse, partition_names
 
 # Files in a data folder that document it rather than hold scores.
@@ -365,11 +366,10 @@ def validated_loads(parsed: list[ParsedFile]) -> list[NewLoad]:
         checked = validate_loads(rows)
         scores.update(checked.scores.partition_by("load_id", as_dict=True, maintain_order=True))
         quarantine.update(checked.quarantine.partition_by("load_id", as_dict=True, maintain_order=True))
-    empty = validate_loads(parsed[0].parsed.rows.clear().with_columns(file=pl.lit(""), load_id=pl.lit("")))
     out = []
     for new in parsed:
         key = (new.record.load_id,)
-        landed, held = scores.get(key, empty.scores), quarantine.get(key, empty.quarantine)
+        landed, held = scores.get(key, pl.DataFrame(schema=SCORES)), quarantine.get(key, pl.DataFrame(schema=QUARANTINE))
         record = replace(new.record, rows_landed=landed.height, rows_quarantined=held.height)
         out.append(NewLoad(record, landed, held, new.read_at, new.parsed.systems, new.parsed.segment_layouts))
     return out
