@@ -40,6 +40,7 @@ chosen revision is the load's ``file_name``.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -88,6 +89,15 @@ def revision_key(folder: Path, version: tuple[int, ...]) -> tuple:
 def result_version(path: Path) -> tuple[int, ...]:
     """The mteb version of the result at ``path``; () for an unreadable one (never preferred: its own parse
     says what is wrong)."""
+    stat = path.stat()
+    return version_of_bytes(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def version_of_bytes(path: Path, modified_ns: int, size: int) -> tuple[int, ...]:
+    """:func:`result_version` of the file as it is (its time and size are part of the key, so a changed
+    file is read again): every result of a model is compared with its copies in the other
+    revision folders, and every ``model_meta.json`` with all of them, so each is read once."""
     try:
         return version_key(read_result(path).get("mteb_version"))
     except ParseError:
@@ -101,7 +111,7 @@ def preference(path: Path) -> tuple:
 
 def chosen_copy(path: Path) -> Path:
     """The preferred copy of ``path``'s result among its model's revision folders."""
-    copies = [p for p in path.parent.parent.glob(f"*/{path.name}") if p.is_file()]
+    copies = [p for p in path.parent.parent.glob(f"*/{path.name}") if p.is_file() and p != path]
     return max([path, *copies], key=preference)
 
 
@@ -223,7 +233,7 @@ def folder_preference(folder: Path) -> tuple:
 
 def chosen_meta(path: Path) -> Path:
     """The preferred ``model_meta.json`` among its model's revision folders (:func:`folder_preference`)."""
-    copies = [p for p in path.parent.parent.glob(f"*/{META}") if p.is_file()]
+    copies = [p for p in path.parent.parent.glob(f"*/{META}") if p.is_file() and p != path]
     return max([path, *copies], key=lambda p: folder_preference(p.parent))
 
 
