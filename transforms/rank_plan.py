@@ -21,9 +21,9 @@ Kemeny's budget.  Asked for by name, ``kemeny`` runs up to its own
 ``time_limit`` (60 s).  In the default run it gets
 :data:`DEFAULT_KEMENY_SECONDS`, so that the defaults answer in seconds on any
 benchmark: every bundled benchmark is proven optimal well within it (wmt20's
-246 systems, the largest, in about 3 s), and a block that is not (an
+246 systems, the largest, in about 2.5 s), and a block that is not (an
 MTEB-shaped benchmark of 700 systems, 90 % of the cells missing) gets the best
-ranking found with its lower bound and gap in the notes (about 0.05 % there);
+ranking found with its lower bound and gap in the notes (0.004 % there);
 ``--method kemeny --param kemeny.time_limit=60`` asks for the proof.
 """
 
