@@ -254,7 +254,6 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
-    quiet_prefect()
     from flows.arena import arena_flow
 
     check_rank_selection(args, True)
