@@ -216,6 +216,8 @@ def _battles(section: Section) -> str:
 
     def count(a: str, b: str) -> tuple[float, str, str] | None:
         r = rows[(a, b)]
+        if r["battles"] == 0:
+            return None
         return 0.5 + 0.5 * r["battles"] / most, str(r["battles"]), f"{r['battles']} battle(s) between {a} and {b}"
 
     parts.append(f"""<p class="note">Cell (row <i>a</i>, column <i>b</i>): the share of their battles <i>a</i> won
@@ -226,9 +228,11 @@ def _battles(section: Section) -> str:
 
 
 def _heatmap(
-    systems: tuple[str, ...], cell: Callable[[str, str], tuple[float, str, str] | None], kind: str, label: str
+    systems: tuple[str, ...], cell: Callable[[str, str], tuple[float, str, str] | None], kind: str, label: str,
+    outlined: Callable[[str, str], bool] | None = None,
 ) -> str:
-    """An SVG heatmap of ``cell(a, b)`` = (shade in [0, 1], text, tooltip), or None for an empty cell."""
+    """An SVG heatmap of ``cell(a, b)`` = (shade in [0, 1], text, tooltip), or None for an empty cell;
+    ``outlined(a, b)``: the cells drawn with a dark outline (the others with a white one)."""
     n = len(systems)
     label_w = round(min(max(len(_short(s)) for s in systems), LABEL_CHARS) * CHAR_W + 8 * len(str(n)) + 24)
     top = 22
@@ -246,9 +250,11 @@ def _heatmap(
                 parts.append(f'<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="#e4e4e8"/>')
                 continue
             shade, text, tip = value
+            stroke = ("" if outlined is None else ' stroke="#111" stroke-width="2"' if outlined(a, b)
+                      else ' stroke="#fff" stroke-width="1"')
             parts.append(
                 f'<g class="cell" data-a="{_e(a)}" data-b="{_e(b)}"><title>{_e(tip)}</title>'
-                f'<rect x="{x + 1}" y="{y + 1}" width="{CELL_W - 2}" height="{CELL_H - 2}" fill="{_diverging(shade)}"/>'
+                f'<rect x="{x + 1}" y="{y + 1}" width="{CELL_W - 2}" height="{CELL_H - 2}" fill="{_diverging(shade)}"{stroke}/>'
                 f'<text x="{x + CELL_W / 2:g}" y="{y + CELL_H / 2 + 4:g}" text-anchor="middle" font-size="10" '
                 f'fill="{_ink(shade)}">{_e(text)}</text></g>'
             )
@@ -368,46 +374,24 @@ def _pairwise(pairwise: Pairwise | None) -> str:
     level = f"{100 * (1 - pairwise.delta):g}%"
     cells = {(a, b): row for a, b, row in zip(pairwise.table["system_a"], pairwise.table["system_b"],
                                                pairwise.table.iter_rows(named=True))}
-    label_w = round(min(max(len(_short(s)) for s in systems), LABEL_CHARS) * CHAR_W + 8 * len(str(n)) + 24)
-    top = 22
-    width, height = label_w + n * CELL_W + 4, top + n * CELL_H + 4
-    parts = []
-    for j in range(n):
-        x = label_w + j * CELL_W + CELL_W / 2
-        parts.append(f'<text x="{x:g}" y="{top - 7}" text-anchor="middle" font-size="11">{j + 1}</text>')
-    for i, a in enumerate(systems):
-        y = top + i * CELL_H
-        parts.append(
-            f'<text x="{label_w - 6}" y="{y + CELL_H / 2 + 4:g}" text-anchor="end" font-size="11">'
-            f"<title>{_e(a)}</title>{i + 1}. {_e(_short(a))}</text>"
-        )
-        for j, b in enumerate(systems):
-            x = label_w + j * CELL_W
-            if i == j:
-                parts.append(f'<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="#e4e4e8"/>')
-                continue
-            row = cells[(a, b)]
-            p = row["probability"]
-            tip = (f"P({a} beats {b}) = {p:.3f}; {level} Hoeffding interval [{row['lower']:.3f}, {row['upper']:.3f}]; "
-                   f"{row['n']} voter(s) scored both and did not tie them")
-            stroke = ' stroke="#111" stroke-width="2"' if row["excludes_half"] else ' stroke="#fff" stroke-width="1"'
-            parts.append(
-                f'<g class="cell" data-a="{_e(a)}" data-b="{_e(b)}"><title>{_e(tip)}</title>'
-                f'<rect x="{x + 1}" y="{y + 1}" width="{CELL_W - 2}" height="{CELL_H - 2}" fill="{_diverging(p)}"{stroke}/>'
-                f'<text x="{x + CELL_W / 2:g}" y="{y + CELL_H / 2 + 4:g}" text-anchor="middle" font-size="10" '
-                f'fill="{_ink(p)}">{p:.2f}</text></g>'
-            )
+
+    def probability(a: str, b: str) -> tuple[float, str, str]:
+        row = cells[(a, b)]
+        p = row["probability"]
+        tip = (f"P({a} beats {b}) = {p:.3f}; {level} Hoeffding interval [{row['lower']:.3f}, {row['upper']:.3f}]; "
+               f"{row['n']} voter(s) scored both and did not tie them")
+        return p, f"{p:.2f}", tip
+
     capped = (
         f" Only the top {n} of the {pairwise.total_systems} systems (by the first method) are shown."
         if n < pairwise.total_systems else ""
     )
-    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" role="img" aria-label="pairwise win probabilities">'
-           f"{''.join(parts)}</svg>")
+    heatmap = _heatmap(systems, probability, "pairwise", "pairwise win probabilities",
+                       outlined=lambda a, b: cells[(a, b)]["excludes_half"])
     return f"""<p class="note">Cell (row <i>a</i>, column <i>b</i>) is the probability that <i>a</i> beats <i>b</i>
 on a voter, a missing score imputed uniformly over the compatible rankings (Himmi et al. 2023);
 hover a cell for its {level} Hoeffding interval. A dark outline marks the pairs whose interval excludes 1/2.{capped}</p>
-<div class="scroll">{svg}</div>
+{heatmap}
 {_interval_table(pairwise, cells, level)}"""
 
 
