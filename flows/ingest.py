@@ -14,6 +14,7 @@ re-parsed (:mod:`flows.reparse`, ``--reparse``).
 
 from __future__ import annotations
 
+import json
 import stat
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -31,7 +32,9 @@ from transforms.validate_battles import ValidatedBattles, validate_battles
 from flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from flows.common import io_task, refresh_catalog
 from flows.ingest_plan import BATCH_FILES, FilePlan, batches, plan_files
-from flows.lineage import ReparseError, benchmark_option, folder_of, lineage_notices, load_id_of, stale_loads
+from flows.lineage import (
+    ReparseError, benchmark_option, folder_of, lineage_notices, load_id_of, mapping_of, stale_loads,
+)
 from flows.progress import progress as progress_of
 from flows.runners import map_tasks
 from warehouse.names import check_benchmark_name
@@ -201,6 +204,7 @@ def parse_load(
         rows_landed=0,
         rows_quarantined=0,
         reverts=reverts,
+        columns=json.dumps(columns, sort_keys=True) if columns else None,
     )
     problems = parsed.problems + ((f"reverts its source to load {reverts}",) if reverts else ())
     return record, parsed, problems
@@ -452,7 +456,7 @@ def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]
             option = benchmark_option(load)
             with warehouse.staged_raw(load["sha256"], load["file_name"]) as staged:
                 outcomes.extend(ingest_files(warehouse, [staged], load["format"], option, trust_pickle, False,
-                                             reparse=True, origins=[load["file_name"]]))
+                                             reparse=True, origins=[load["file_name"]], columns=mapping_of(load)))
         except (ReparseError, RawMissingError) as error:
             outcomes.append(FileOutcome(load["file_name"], "rejected", load["load_id"], load["format"], error=str(error),
                                         parser_version=load["parser_version"], reparsed=True))

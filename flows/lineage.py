@@ -77,6 +77,11 @@ def stale_loads(warehouse: Warehouse) -> pl.DataFrame:
     )
 
 
+def mapping_of(load: dict) -> dict[str, str] | None:
+    """The column mapping ``load`` (a manifest row) was read with, if any."""
+    return json.loads(load["columns"]) if load.get("columns") else None
+
+
 def benchmark_option(load: dict) -> str | None:
     """The ``--benchmark`` that ``load`` (a manifest row) was ingested with.
 
@@ -87,7 +92,8 @@ def benchmark_option(load: dict) -> str | None:
     fmt = FORMATS[load["format"]]
     folder = folder_of(Path(load["file_name"]), fmt)
     for option in (None, *load["benchmark"].split(",")):
-        if load_id_of(load["sha256"], fmt.name, option, folder, load["parser_version"]) == load["load_id"]:
+        key = load_id_of(load["sha256"], fmt.name, option, folder, load["parser_version"], mapping_of(load))
+        if key == load["load_id"]:
             return option
     raise ReparseError(
         f"load {load['load_id']} of {load['file_name']}: cannot tell which --benchmark it was ingested with; "

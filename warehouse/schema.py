@@ -209,6 +209,9 @@ LOADS: dict[str, pl.DataType] = {
     "reverts": pl.String(),
     # The batch committed with it: the name of the files that hold its rows (warehouse.storage).
     "batch_id": pl.String(),
+    # The column mapping it was read with (role -> the file's column, as JSON), else null: part of
+    # the load's identity, and what a re-parse reads the file with again.
+    "columns": pl.String(),
 }
 # Manifests written before parsers had versions have no ``parser_version``: they read as 1, the
 # version every format started at (a version-1 load id is the id those loads already have).

@@ -80,6 +80,7 @@ class LoadRecord:
     rows_landed: int
     rows_quarantined: int
     reverts: str | None = None  # the earlier load of the same bytes this one makes current again
+    columns: str | None = None  # the column mapping it was read with, as JSON (LOADS)
 
     def frame(self, loaded_at: datetime, batch: str | None = None) -> pl.DataFrame:
         """The manifest row, in the batch ``batch`` (default: a batch of this load alone)."""

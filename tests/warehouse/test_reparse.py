@@ -212,3 +212,22 @@ def test_reparsing_a_pickle_needs_trust_again(home, monkeypatch):
     [trusted] = ingest_flow([], home=str(home), reparse=True, trust_pickle=True).files
     assert (trusted.status, trusted.parser_version) == ("loaded", 2)
     assert rows_of(home, trusted.load_id).equals(rows_of(home, first.load_id))
+
+
+def test_reparse_reads_a_table_again_by_the_columns_it_was_read_with(home, tmp_path, monkeypatch):
+    """The mapping is part of the load's identity and stored in its manifest; a newer parser re-reads with it."""
+    table = tmp_path / "drop" / "results.csv"
+    table.parent.mkdir()
+    table.write_text("model,dataset,value\nA,t1,0.5\nB,t1,0.25\n", encoding="utf-8")
+    mapping = {"system": "model", "task": "dataset", "score": "value"}
+    first = ingest_flow([str(table)], home=str(home), format="user-table", benchmark="mine", columns=mapping).files[0]
+    assert first.status == "loaded"
+    assert sql(home, "SELECT columns FROM loads").item() == '{"score": "value", "system": "model", "task": "dataset"}'
+    old = sql(home, f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores ORDER BY ALL")
+    table.unlink()
+
+    bump(monkeypatch, "user-table")
+    report = ingest_flow([], home=str(home), reparse=True)
+    assert [(f.status, f.parser_version) for f in report.files] == [("loaded", 2)]
+    assert sql(home, f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores ORDER BY ALL").equals(old)
+    assert old.get_column("system").to_list() == ["A", "B"] and old.get_column("score").to_list() == [0.5, 0.25]
