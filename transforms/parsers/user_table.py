@@ -48,6 +48,7 @@ import polars as pl
 from transforms.catalog import glob_regex
 from transforms.parsers import read_head, register_format
 from transforms.parsers.base import Format, Parsed, ParseError
+from transforms.parsers.instance_parquet import columns_of
 from transforms.parsers.text import lines_frame, read_csv_records, read_text
 from warehouse.schema import PARSER_REASON
 
@@ -152,10 +153,11 @@ def check_table(path: Path, columns: dict[str, str]) -> None:
 
 
 def parquet_schema(path: Path) -> dict[str, pl.DataType]:
-    try:
-        return dict(pl.read_parquet_schema(path))
-    except (pl.exceptions.PolarsError, OSError) as error:
-        raise ParseError(path, f"not a readable Parquet file (truncated or corrupt?): {error}; re-export it") from None
+    """The Parquet schema of ``path`` (:func:`transforms.parsers.instance_parquet.columns_of`); unreadable, a ParseError."""
+    schema = columns_of(path)
+    if schema is None:
+        raise ParseError(path, "not a readable Parquet file (truncated or corrupt?); re-export it")
+    return schema
 
 
 def read_jsonl(path: Path) -> pl.DataFrame:
