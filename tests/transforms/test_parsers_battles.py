@@ -221,3 +221,20 @@ def test_the_cli_roles_are_the_parsers_and_the_winners_are_the_schemas():
 
     assert BATTLE_COLUMN_ROLES == tuple(ROLES) == BATTLE_FIELDS
     assert BATTLE_WINNERS == ("model_a", "model_b", "tie", "tie (bothbad)")
+
+
+def test_a_nested_optional_role_column_in_parquet_is_absent_and_a_needed_one_is_named(tmp_path):
+    path = tmp_path / "nested.parquet"
+    pl.DataFrame({
+        "model_a": ["x", "y"], "model_b": ["y", "z"], "winner": ["model_a", "tie"],
+        "category": [{"a": 1}, {"a": 2}], "language": [["en"], ["de", "fr"]], "judge": ["j1", "j2"],
+    }).write_parquet(path)
+    battles = landed(path)
+    assert battles.select("model_a", "model_b", "winner", "judge", "category", "language").rows() == [
+        ("x", "y", "model_a", "j1", None, None), ("y", "z", "tie", "j2", None, None),
+    ]
+    with pytest.raises(ParseError, match=r"column\(s\) 'category' \(Struct\(\{'a': Int64\}\)\) hold nested values"):
+        parse_mapped(path, "b", {"judge": "category"})
+    pl.DataFrame({"model_a": [["x"]], "model_b": ["y"], "winner": ["tie"]}).write_parquet(path)
+    with pytest.raises(ParseError, match=r"column\(s\) 'model_a' \(List\(String\)\) hold nested values"):
+        parse(path, "b")

@@ -154,9 +154,16 @@ def read_parquet(path: Path, columns: dict[str, str]) -> tuple[pl.DataFrame, set
         raise ParseError(path, "not a readable Parquet file (truncated or corrupt?); re-export it")
     wanted = [c for c in (*columns.values(), *(n for names in ROLES.values() for n in names), *ONE_HOT.values())
               if c in schema]
-    flat = [c for c in dict.fromkeys(wanted) if not isinstance(schema[c], pl.List | pl.Struct | pl.Array)]
+    nested = {c: schema[c] for c in dict.fromkeys(wanted) if isinstance(schema[c], pl.List | pl.Struct | pl.Array)}
+    # A nested optional role is simply absent; one the battles cannot do without is an error.
+    needed = {*columns.values(), *ONE_HOT.values(), *(n for r in REQUIRED if r not in columns for n in ROLES[r])}
+    unusable = [f"{c!r} ({dtype})" for c, dtype in nested.items() if c in needed]
+    if unusable:
+        raise ParseError(path, f"column(s) {', '.join(unusable)} hold nested values, not one value per battle; "
+                         "flatten them to text or map the role to another column")
+    flat = [c for c in dict.fromkeys(wanted) if c not in nested]
     frame = text_frame(pl.scan_parquet(path).select(flat).collect())
-    return frame.with_columns(line=pl.lit(None, dtype=pl.Int64)), set(schema)
+    return frame.with_columns(line=pl.lit(None, dtype=pl.Int64)), set(schema) - set(nested)
 
 
 def read_json(path: Path, text: str, columns: dict[str, str]) -> tuple[pl.DataFrame, set[str]]:
