@@ -74,11 +74,12 @@ def arena_flow(
         outcome.error = frame
         return outcome
     try:
-        leaderboard = arena_leaderboard(frame, anchor=anchor, n_resamples=n_resamples, seed=seed,
-                                        bothbad=selection.bothbad, level=LEVEL)
+        board = arena_leaderboard(frame, anchor=anchor, n_resamples=n_resamples, seed=seed,
+                                  bothbad=selection.bothbad, level=LEVEL)
     except AggregationError as error:
         outcome.error = str(error)
         return outcome
+    leaderboard = board.table
     load_ids = battle_loads(warehouse)[benchmark]
     played = int(leaderboard.get_column("n_battles").sum()) // 2  # each battle counts for both its systems
     request = SnapshotRequest(
@@ -87,7 +88,7 @@ def arena_flow(
         code_version=code_version(), n_voters=played, n_systems=leaderboard.height,
         notes=(f"Bradley-Terry on {played} battles, Elo scale anchored at "
                f"{'the mean (1000)' if anchor is None else repr(anchor) + ' (1000)'}; "
-               f"{LEVEL:.0%} intervals from {n_resamples} bootstrap resamples (seed {seed})",),
+               f"{LEVEL:.0%} intervals from {n_resamples} bootstrap resamples (seed {seed})", *board.notes),
     )
     outcome.snapshot_id, outcome.new = store_arena(warehouse, request, leaderboard,
                                                    battle_coverage(frame, selection.bothbad))

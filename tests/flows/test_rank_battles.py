@@ -190,3 +190,15 @@ def test_arena_anchor_and_its_errors(arena, capsys):
     assert "anchor 'nope' is not a system of the battles" in capsys.readouterr().err
     assert main(["--home", home, "arena", "--benchmark", "value"]) == 2
     assert "hold no battles" in capsys.readouterr().err
+
+
+def test_the_arena_snapshot_keeps_the_fits_notes(tmp_path):
+    # a-b and c-d never meet: the ratings of the two pairs are not comparable, which the snapshot must say.
+    path = tmp_path / "split.csv"
+    path.write_text("model_a,model_b,winner\na,b,model_a\na,b,model_b\nc,d,model_a\nc,d,model_b\n")
+    home = str(tmp_path / "warehouse")
+    assert main(["--home", home, "ingest", str(path), "--benchmark", "split"]) == 0
+    assert main(["--home", home, "arena", "--benchmark", "split", "--resamples", "20"]) == 0
+    notes = list(manifests(home, "method = 'arena'").get_column("notes")[0])
+    assert notes[0].startswith("Bradley-Terry on 4 battles, Elo scale anchored at the mean (1000)")
+    assert len(notes) == 2 and "falls into 2 components (2 system(s): a, b; 2 system(s): c, d)" in notes[1]
