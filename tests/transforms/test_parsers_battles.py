@@ -203,11 +203,7 @@ def test_a_system_battling_itself_is_found_after_stripping_blanks():
     ("2024-13-01", None), ("inf", None), ("nan", None), ("1e300", None), ("soon", None),
 ])
 def test_tstamp_text(text, expected):
-    frame = pl.DataFrame({c: [None] for c in BATTLE_FIELDS}).with_columns(
-        benchmark=pl.lit("b"), model_a=pl.lit("x"), model_b=pl.lit("y"), winner=pl.lit("tie"), tstamp=pl.lit(text),
-        line=pl.lit(1), source_row=pl.lit(1),
-    )
-    result = validate_battles(frame, file="f", load_id="L")
+    result = validate_battles(one_battle(tstamp=text), file="f", load_id="L")
     if expected is None:
         assert result.quarantine.get_column("reason").to_list() == [
             f"unparseable tstamp '{text}'; give unix seconds or an ISO 8601 time"
@@ -238,3 +234,34 @@ def test_a_nested_optional_role_column_in_parquet_is_absent_and_a_needed_one_is_
     pl.DataFrame({"model_a": [["x"]], "model_b": ["y"], "winner": ["tie"]}).write_parquet(path)
     with pytest.raises(ParseError, match=r"column\(s\) 'model_a' \(List\(String\)\) hold nested values"):
         parse(path, "b")
+
+
+def one_battle(**fields: str) -> pl.DataFrame:
+    """One parsed tie of x and y with ``fields`` (text) set."""
+    return pl.DataFrame({c: [None] for c in BATTLE_FIELDS}, schema=dict.fromkeys(BATTLE_FIELDS, pl.String)).with_columns(
+        benchmark=pl.lit("b"), model_a=pl.lit("x"), model_b=pl.lit("y"), winner=pl.lit("tie"),
+        **{name: pl.lit(value) for name, value in fields.items()}, line=pl.lit(1), source_row=pl.lit(1),
+    )
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2", 2), ("2.0", 2), ("1e1", 10), ("9007199254740993", 9007199254740993),
+    ("1.5", None), ("two", None), ("inf", None), ("nan", None),
+])
+def test_turn_text_is_a_whole_number(text, expected):
+    result = validate_battles(one_battle(turn=text), file="f", load_id="L")
+    if expected is None:
+        assert result.quarantine.get_column("reason").to_list() == [f"non-integer turn '{text}'"]
+    else:
+        assert result.battles.get_column("turn").to_list() == [expected]
+
+
+def test_a_float_turn_from_parquet_or_csv_lands_like_json(tmp_path):
+    parquet, csv, jsonl = tmp_path / "t.parquet", tmp_path / "t.csv", tmp_path / "t.jsonl"
+    pl.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"], "winner": ["tie", "model_a"],
+                  "turn": [1.0, 3.0]}).write_parquet(parquet)
+    csv.write_text("model_a,model_b,winner,turn\nx,y,tie,1.0\ny,x,model_a,3.0\n")
+    jsonl.write_text('{"model_a": "x", "model_b": "y", "winner": "tie", "turn": 1.0}\n'
+                     '{"model_a": "y", "model_b": "x", "winner": "model_a", "turn": 3.0}\n')
+    for path in (parquet, csv, jsonl):
+        assert landed(path).get_column("turn").to_list() == [1, 3]
