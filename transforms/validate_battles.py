@@ -8,7 +8,9 @@ battle is quarantined, with its reason, when:
 - its parser flagged it (a ``reason`` column: a one-hot winner without exactly one 1);
 - its ``winner`` is not one of :data:`warehouse.schema.BATTLE_WINNERS` (the reason names the value
   and the allowed ones);
-- its ``tstamp`` is neither unix seconds nor an ISO 8601 time, or its ``turn`` is not a whole number
+- its ``tstamp`` is neither unix seconds nor an ISO 8601 time, or lies outside :data:`EARLIEST` (1970-01-01)
+  to :data:`LATEST` (2200-01-01) UTC: a later number is most likely milliseconds (1714564800000),
+  which as seconds would be the year 56302; or its ``turn`` is not a whole number
   (``2`` and ``2.0`` are turn 2, ``1.5`` is quarantined).
 
 Names, winners and the other text fields are compared without surrounding blanks.  Repeated
@@ -19,6 +21,7 @@ none is a duplicate.  A time without an offset is taken as UTC.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import polars as pl
 
@@ -30,6 +33,9 @@ from warehouse.schema import (
 WITH_OFFSET = "%Y-%m-%dT%H:%M:%S%.f%#z"
 NAIVE_FORMATS = ("%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d")
 ALLOWED_WINNERS = ", ".join(BATTLE_WINNERS)
+# The plausible times of a battle, UTC (the earliest included, the latest not).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(2200, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,12 @@ def validate_battles(rows: pl.DataFrame, *, file: str, load_id: str) -> Validate
         .then(pl.format(f"unknown winner {{}}; allowed: {ALLOWED_WINNERS}", quoted("winner")))
         .when(~blank("tstamp") & pl.col("_tstamp").is_null())
         .then(pl.format("unparseable tstamp {}; give unix seconds or an ISO 8601 time", quoted("tstamp")))
+        .when((pl.col("_tstamp") >= LATEST) & pl.col("tstamp").cast(pl.Float64, strict=False).is_not_null())
+        .then(pl.format(f"tstamp {{}} is after {LATEST:%Y-%m-%d}: give seconds since the epoch, not milliseconds",
+                        quoted("tstamp")))
+        .when((pl.col("_tstamp") >= LATEST) | (pl.col("_tstamp") < EARLIEST))
+        .then(pl.format(f"tstamp {{}} is outside {EARLIEST:%Y-%m-%d} to {LATEST:%Y-%m-%d}; give the time of the battle",
+                        quoted("tstamp")))
         .when(~blank("turn") & pl.col("_turn").is_null())
         .then(pl.format("non-integer turn {}", quoted("turn")))
         .otherwise(pl.lit(None, dtype=pl.String))
@@ -104,5 +116,6 @@ BATTLE_REASON_CLASSES = {
     "unknown winner": r"^unknown winner ",
     "one-hot winner not exactly one 1": r"^one-hot winner columns not exactly one 1",
     "unparseable tstamp": r"^unparseable tstamp ",
+    "implausible tstamp": r"^tstamp .* is (after|outside) ",
     "non-integer turn": r"^non-integer turn ",
 }

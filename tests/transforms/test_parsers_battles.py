@@ -265,3 +265,22 @@ def test_a_float_turn_from_parquet_or_csv_lands_like_json(tmp_path):
                      '{"model_a": "y", "model_b": "x", "winner": "model_a", "turn": 3.0}\n')
     for path in (parquet, csv, jsonl):
         assert landed(path).get_column("turn").to_list() == [1, 3]
+
+
+# 2200-01-01 is 230 * 365 + 56 leap days (1972..2196 but 2100) = 84006 days = 7258118400 s after the epoch.
+@pytest.mark.parametrize(("text", "expected"), [
+    ("0", utc(1970, 1, 1)), ("7258118399", utc(2199, 12, 31, 23, 59, 59)),
+    ("1714564800000", "tstamp '1714564800000' is after 2200-01-01: give seconds since the epoch, not milliseconds"),
+    ("7258118400", "tstamp '7258118400' is after 2200-01-01: give seconds since the epoch, not milliseconds"),
+    ("-1", "tstamp '-1' is outside 1970-01-01 to 2200-01-01; give the time of the battle"),
+    ("2200-01-01", "tstamp '2200-01-01' is outside 1970-01-01 to 2200-01-01; give the time of the battle"),
+    ("1969-12-31T23:59:59Z",
+     "tstamp '1969-12-31T23:59:59Z' is outside 1970-01-01 to 2200-01-01; give the time of the battle"),
+])
+def test_tstamp_outside_the_plausible_range_is_quarantined(text, expected):
+    result = validate_battles(one_battle(tstamp=text), file="f", load_id="L")
+    if isinstance(expected, str):
+        assert result.quarantine.get_column("reason").to_list() == [expected]
+        assert reason_counts(result.quarantine) == {"implausible tstamp": 1}
+    else:
+        assert result.battles.rows() and result.battles.get_column("tstamp").to_list() == [expected]
