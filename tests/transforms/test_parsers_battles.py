@@ -284,3 +284,13 @@ def test_tstamp_outside_the_plausible_range_is_quarantined(text, expected):
         assert reason_counts(result.quarantine) == {"implausible tstamp": 1}
     else:
         assert result.battles.rows() and result.battles.get_column("tstamp").to_list() == [expected]
+
+
+def test_one_hot_flags_are_read_in_any_case(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_text("model_a,model_b,winner_model_a,winner_model_b,winner_tie\n"
+                    "x,y,TRUE,FALSE,FALSE\nx,y,False,True,False\nx,y,0,0.0,1.0\nx,y,true,TRUE,false\n")
+    result = validate_battles(parse(path, "b").rows, file="f", load_id="L")
+    assert result.battles.get_column("winner").to_list() == ["model_a", "model_b", "tie"]
+    assert result.quarantine.get_column("reason").to_list() == [
+        "one-hot winner columns not exactly one 1: winner_model_a=true, winner_model_b=TRUE, winner_tie=false"]

@@ -49,8 +49,9 @@ ROLES: dict[str, tuple[str, ...]] = {
 REQUIRED = ("model_a", "model_b", "winner")
 # The one-hot winner of the arena-human-preference tables: winner value -> its 0/1 column.
 ONE_HOT = {"model_a": "winner_model_a", "model_b": "winner_model_b", "tie": "winner_tie"}
-ONE = ("1", "1.0", "true", "True")
-ZERO = ("0", "0.0", "false", "False")
+# Compared lowercased: R and Excel write TRUE/FALSE, Python True/False, Parquet booleans true/false.
+ONE = ("1", "1.0", "true")
+ZERO = ("0", "0.0", "false")
 ARENA_FILE = re.compile(r"^clean_battle.*\.json$")
 ARENA_BENCHMARK = "chatbot-arena"
 
@@ -96,8 +97,9 @@ def winner_column(roles: dict[str, str | None]) -> tuple[pl.Expr, pl.Expr | None
     """The ``winner`` text and, for a one-hot layout, the reason flagging rows without exactly one 1."""
     if roles["winner"] is not None:
         return pl.col(roles["winner"]), None
-    ones = {value: pl.col(column).str.strip_chars().is_in(ONE) for value, column in ONE_HOT.items()}
-    zeros = {value: pl.col(column).str.strip_chars().is_in(ZERO) for value, column in ONE_HOT.items()}
+    flags = {value: pl.col(column).str.strip_chars().str.to_lowercase() for value, column in ONE_HOT.items()}
+    ones = {value: text.is_in(ONE) for value, text in flags.items()}
+    zeros = {value: text.is_in(ZERO) for value, text in flags.items()}
     winner = pl.lit(None, dtype=pl.String)
     for value in ONE_HOT:  # exactly this one is 1 and the others 0
         others = [zeros[v] for v in ONE_HOT if v != value]
