@@ -15,7 +15,9 @@ import pytest
 
 from transforms.parsers import FORMATS, detect_format, parse_file
 from transforms.parsers.base import ParseError
+from transforms.parsers import json_dump
 from transforms.parsers.battles import ROLES, parse, parse_mapped
+from transforms.parsers.json_dump import has_key, key_lines
 from transforms.validate import reason_counts
 from transforms.validate_battles import validate_battles
 from warehouse.schema import BATTLE_FIELDS, BATTLE_WINNERS, BATTLES, BATTLES_QUARANTINE
@@ -294,3 +296,23 @@ def test_one_hot_flags_are_read_in_any_case(tmp_path):
     assert result.battles.get_column("winner").to_list() == ["model_a", "model_b", "tie"]
     assert result.quarantine.get_column("reason").to_list() == [
         "one-hot winner columns not exactly one 1: winner_model_a=true, winner_model_b=TRUE, winner_tie=false"]
+
+
+@pytest.mark.parametrize(("text", "lines"), [
+    ('{"model_a": "x"}', [1]),
+    ('[\n{"winner": 1,\n "model_a" :\n "x"}, {"model_a": "y"}]', [3, 4]),
+    ('{"note": "said \\"model_a\\": x"}', []),  # inside a string: the quote is escaped
+    ('{"k": "model_a"}', []),  # a value, not a key
+    ('{"model_b": "x"}', []),
+])
+def test_the_battles_key_search_and_the_json_key_lines_agree(text, lines):
+    assert has_key(text, "model_a") == bool(lines)
+    assert key_lines(text, "model_a", len(lines))[0] == lines
+
+
+def test_an_absent_key_costs_no_regex(monkeypatch):
+    def no_regex(key: str) -> str:
+        raise AssertionError(f"regex built for {key!r}, which the text does not hold")
+
+    monkeypatch.setattr(json_dump, "key_pattern", no_regex)
+    assert not has_key('{"model_b": "x", "winner": "tie"}' * 1000, "model_a")

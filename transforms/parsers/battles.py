@@ -30,7 +30,7 @@ from transforms.parsers import register_format
 from transforms.parsers.base import BATTLES_TABLE, Format, Parsed, ParseError
 from transforms.parsers.instance_long import header_fields
 from transforms.parsers.instance_parquet import MAGIC, columns_of
-from transforms.parsers.json_dump import key_lines
+from transforms.parsers.json_dump import has_key, key_lines
 from transforms.parsers.text import lines_frame, read_csv_records, read_text
 from warehouse.schema import BATTLE_FIELDS, PARSER_REASON
 
@@ -56,11 +56,6 @@ ARENA_FILE = re.compile(r"^clean_battle.*\.json$")
 ARENA_BENCHMARK = "chatbot-arena"
 
 
-def json_key(name: str) -> re.Pattern[str]:
-    """An object key ``"name":`` in JSON text, not inside a string (an escaped quote precedes those)."""
-    return re.compile(r'(?:^|[^\\])"' + re.escape(name) + r'"\s*:', re.MULTILINE)
-
-
 def is_battles(columns: set[str]) -> bool:
     """Whether a table with ``columns`` is one of battles by the default names."""
     return {"model_a", "model_b"} <= columns and ("winner" in columns or set(ONE_HOT.values()) <= columns)
@@ -75,7 +70,7 @@ def sniff(path: Path, head: bytes) -> bool:
     text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
     if text[:1] in ("[", "{"):
         candidates = ("model_a", "model_b", "winner", *ONE_HOT.values())
-        return is_battles({c for c in candidates if json_key(c).search(text)})
+        return is_battles({c for c in candidates if has_key(text, c)})
     return is_battles(set(header_fields(head)))
 
 
@@ -171,7 +166,7 @@ def read_parquet(path: Path, columns: dict[str, str]) -> tuple[pl.DataFrame, set
 def read_json(path: Path, text: str, columns: dict[str, str]) -> tuple[pl.DataFrame, set[str]]:
     """A JSON array of objects or JSON Lines, the wanted keys as text (other keys never read), with lines."""
     candidates = dict.fromkeys((*columns.values(), *(n for names in ROLES.values() for n in names), *ONE_HOT.values()))
-    present = {c for c in candidates if json_key(c).search(text)}
+    present = {c for c in candidates if has_key(text, c)}
     schema = {c: pl.String() for c in present}
     array = text.lstrip()[:1] == "["
     try:
