@@ -316,3 +316,19 @@ def test_an_absent_key_costs_no_regex(monkeypatch):
 
     monkeypatch.setattr(json_dump, "key_pattern", no_regex)
     assert not has_key('{"model_b": "x", "winner": "tie"}' * 1000, "model_a")
+
+
+def test_a_nested_role_value_is_json_text_in_an_array_as_in_json_lines(tmp_path):
+    records = ['{"model_a": "x", "model_b": "y", "winner": "tie", "category": {"a": 1, "b": [2, "z"]}}',
+               '{"model_a": "y", "model_b": "x", "winner": "model_a", "category": [1, 2], "turn": 2}',
+               '{"model_a": "x", "model_b": "y", "winner": "model_b", "category": "plain"}']
+    array, lines = tmp_path / "a.json", tmp_path / "a.jsonl"
+    array.write_text("[\n" + ",\n".join(records) + "\n]\n")
+    lines.write_text("\n".join(records) + "\n")
+    expected = [('{"a": 1, "b": [2, "z"]}', None), ("[1, 2]", 2), ("plain", None)]
+    assert landed(array).select("category", "turn").rows() == expected
+    assert landed(lines).select("category", "turn").rows() == expected
+    assert parse(array, "b").rows.get_column("line").to_list() == [2, 3, 4]
+    array.write_text("[" + records[0] + ",]")  # not JSON: still the parser's error
+    with pytest.raises(ParseError, match="not readable as a JSON array of objects"):
+        parse(array, "b")

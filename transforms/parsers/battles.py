@@ -12,7 +12,8 @@ tie.  Read by default with the column names of the public arena dumps:
   ``winner_model_a``, ``winner_model_b``, ``winner_tie`` (0/1), turned into ``winner``; a row
   without exactly one 1 is flagged for quarantine.  Their ``timestamp`` column is the time stamp.
 
-Other names are mapped role -> column (``scorehouse ingest --format battles --model-a COL ...``;
+A nested JSON value of a role (``"category": {"a": 1}``) is kept as its JSON text, in an array as
+in JSON Lines; in Parquet a nested optional role is left empty.  Other names are mapped role -> column (``scorehouse ingest --format battles --model-a COL ...``;
 :data:`ROLES`).  Every field is kept as text: validation (:mod:`transforms.validate_battles`)
 decides what is a usable battle, so nothing is dropped here.  The benchmark is ``--benchmark``,
 or ``chatbot-arena`` for a file named ``clean_battle*.json``.
@@ -21,6 +22,7 @@ or ``chatbot-arena`` for a file named ``clean_battle*.json``.
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
@@ -163,6 +165,26 @@ def read_parquet(path: Path, columns: dict[str, str]) -> tuple[pl.DataFrame, set
     return frame.with_columns(line=pl.lit(None, dtype=pl.Int64)), set(schema) - set(nested)
 
 
+def read_records(text: str, schema: dict[str, pl.DataType], *, array: bool) -> pl.DataFrame:
+    """The records of a JSON array or of JSON Lines with the ``schema`` columns as text.
+
+    A nested value (``"category": {"a": 1}``) becomes its JSON text in both layouts: Polars does so
+    reading JSON Lines but refuses it in an array, so such an array is rewritten as JSON Lines first
+    (record by record in Python: only arrays holding a nested value pay for it).
+    """
+    if not array:
+        return pl.read_ndjson(io.BytesIO(text.encode()), schema=schema)
+    try:
+        return pl.read_json(io.BytesIO(text.encode()), schema=schema)
+    except pl.exceptions.ComputeError as error:
+        try:
+            records = json.loads(text)
+        except ValueError:
+            raise error from None
+        lines = "\n".join(map(json.dumps, records if isinstance(records, list) else [records]))
+        return pl.read_ndjson(io.BytesIO(lines.encode()), schema=schema)
+
+
 def read_json(path: Path, text: str, columns: dict[str, str]) -> tuple[pl.DataFrame, set[str]]:
     """A JSON array of objects or JSON Lines, the wanted keys as text (other keys never read), with lines."""
     candidates = dict.fromkeys((*columns.values(), *(n for names in ROLES.values() for n in names), *ONE_HOT.values()))
@@ -170,7 +192,7 @@ def read_json(path: Path, text: str, columns: dict[str, str]) -> tuple[pl.DataFr
     schema = {c: pl.String() for c in present}
     array = text.lstrip()[:1] == "["
     try:
-        frame = (pl.read_json if array else pl.read_ndjson)(io.BytesIO(text.encode()), schema=schema)
+        frame = read_records(text, schema, array=array)
     except pl.exceptions.PolarsError as error:
         layout = "a JSON array of objects" if array else "JSON Lines (one object per line)"
         raise ParseError(path, f"not readable as {layout}: {str(error).splitlines()[0]}") from None
