@@ -67,6 +67,8 @@ class ArenaLeaderboard:
 
     table: pl.DataFrame
     notes: tuple[str, ...]
+    systems: tuple[str, ...]
+    played: np.ndarray  # battles of each pair of ``systems``, each system's own on the diagonal
 
 
 def arena_leaderboard(
@@ -97,6 +99,8 @@ def arena_leaderboard(
     lower, upper = score_intervals(elo_scale(resampled.scores, where), level)
     counts = battle_counts(valid)
     credit = counts.credit
+    played = counts.voters.copy()
+    np.fill_diagonal(played, counts.voters.sum(1))
     table = pl.DataFrame(
         {
             "system": list(valid.systems),
@@ -105,11 +109,11 @@ def arena_leaderboard(
             "upper": upper,
             "rank": tie_classes(rating),
             "rank_ub": statistical_rank(lower, upper),
-            "n_battles": counts.voters.sum(1),
+            "n_battles": played.diagonal(),
             "win_rate": credit.sum(1) / (credit + credit.T).sum(1),
         }
     ).sort("rank", "system")
-    return ArenaLeaderboard(table, tuple(dict.fromkeys(point.notes + resampled.notes)))
+    return ArenaLeaderboard(table, tuple(dict.fromkeys(point.notes + resampled.notes)), valid.systems, played)
 
 
 def arena_matrices(battles: pl.DataFrame, *, bothbad: str = "tie") -> pl.DataFrame:

@@ -76,3 +76,6 @@ def test_the_fits_notes_reach_the_leaderboard_once():
     assert board.notes[0].startswith(
         "bradley_terry: the comparison graph falls into 2 components (2 system(s): a, b; 2 system(s): c, d)")
     assert arena_leaderboard(two_systems(3, 1), n_resamples=20).notes == ()
+    # two battles in each pair, and each system's two on the diagonal
+    assert board.systems == ("a", "b", "c", "d")
+    np.testing.assert_array_equal(board.played, [[2, 2, 0, 0], [2, 2, 0, 0], [0, 0, 2, 2], [0, 0, 2, 2]])
