@@ -21,6 +21,9 @@ order.  Here:
   1 + the number of systems whose lower bound lies above this system's upper
   bound: the best rank the system cannot be excluded from.
 - ``n_battles`` and ``win_rate`` (credit over battles, ties half, weighted) per system.
+- Notes.  What the fit and its resamples noted (a comparison graph in several
+  components, whose ratings are not comparable; a fit that did not converge),
+  each once.
 
 :func:`arena_matrices` gives the pairwise win-rate and battle-count matrices
 as a tidy table.
@@ -29,6 +32,7 @@ as a tidy table.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -57,6 +61,16 @@ def statistical_rank(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     return 1 + lower.size - np.searchsorted(order, upper, side="right")
 
 
+@dataclass(frozen=True)
+class ArenaLeaderboard:
+    """The leaderboard table and the notes of the fits behind it."""
+
+    table: pl.DataFrame
+    notes: tuple[str, ...]
+    systems: tuple[str, ...]
+    played: np.ndarray  # battles of each pair of ``systems``, each system's own on the diagonal
+
+
 def arena_leaderboard(
     battles: pl.DataFrame,
     *,
@@ -65,10 +79,10 @@ def arena_leaderboard(
     seed: int = 0,
     bothbad: str = "tie",
     level: float = 0.95,
-) -> pl.DataFrame:
+) -> ArenaLeaderboard:
     """One row per system: ``system, rating, lower, upper, rank, rank_ub, n_battles, win_rate``, best first.
 
-    See the module docstring for the rating, its anchor and the ranks.
+    See the module docstring for the rating, its anchor, the ranks and the notes.
     Bradley–Terry runs with its default parameters; deterministic for a given ``seed``.
     """
     check_resampling(n_resamples, level)
@@ -85,7 +99,9 @@ def arena_leaderboard(
     lower, upper = score_intervals(elo_scale(resampled.scores, where), level)
     counts = battle_counts(valid)
     credit = counts.credit
-    return pl.DataFrame(
+    played = counts.voters.copy()
+    np.fill_diagonal(played, counts.voters.sum(1))
+    table = pl.DataFrame(
         {
             "system": list(valid.systems),
             "rating": rating,
@@ -93,10 +109,11 @@ def arena_leaderboard(
             "upper": upper,
             "rank": tie_classes(rating),
             "rank_ub": statistical_rank(lower, upper),
-            "n_battles": counts.voters.sum(1),
+            "n_battles": played.diagonal(),
             "win_rate": credit.sum(1) / (credit + credit.T).sum(1),
         }
     ).sort("rank", "system")
+    return ArenaLeaderboard(table, tuple(dict.fromkeys(point.notes + resampled.notes)), valid.systems, played)
 
 
 def arena_matrices(battles: pl.DataFrame, *, bothbad: str = "tie") -> pl.DataFrame:

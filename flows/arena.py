@@ -21,11 +21,13 @@ from prefect import flow
 from aggregators import AggregationError, arena_leaderboard, ranking_table
 from flows.catalog_state import ensure_current_catalog
 from flows.common import io_task, refresh_catalog
-from flows.rank import battle_coverage, rank_levels, selected_battles
+from flows.rank import rank_levels, selected_battles
 from warehouse.battle_filters import BattleSelection
 from warehouse.queries import battle_loads
 from warehouse.schema import ARENA_METHOD, BATTLE_LEVEL, METRICS
-from warehouse.snapshots import SnapshotRequest, canonical_parameters, code_version, input_fingerprint, write_snapshot
+from warehouse.snapshots import (
+    SnapshotRequest, canonical_parameters, code_version, coverage_frame, input_fingerprint, write_snapshot,
+)
 from warehouse.storage import Warehouse
 
 LEVEL = 0.95  # the intervals' coverage
@@ -64,7 +66,9 @@ def arena_flow(
     """Compute and store the arena leaderboard of ``benchmark``'s battles that ``battles`` selects."""
     warehouse = Warehouse(home)
     ensure_current_catalog(warehouse)
-    rank_levels(warehouse, [benchmark], BATTLE_LEVEL, True)
+    load_ids = battle_loads(warehouse).get(benchmark)
+    if load_ids is None:  # rank's error for it: an unknown benchmark, or one of scores only
+        rank_levels(warehouse, [benchmark], BATTLE_LEVEL, True)
     selection = battles or BattleSelection()
     parameters = {"anchor": anchor, "level": LEVEL, "n_resamples": n_resamples, "seed": seed,
                   BATTLE_LEVEL: selection.parameters()}
@@ -74,12 +78,12 @@ def arena_flow(
         outcome.error = frame
         return outcome
     try:
-        leaderboard = arena_leaderboard(frame, anchor=anchor, n_resamples=n_resamples, seed=seed,
-                                        bothbad=selection.bothbad, level=LEVEL)
+        board = arena_leaderboard(frame, anchor=anchor, n_resamples=n_resamples, seed=seed,
+                                  bothbad=selection.bothbad, level=LEVEL)
     except AggregationError as error:
         outcome.error = str(error)
         return outcome
-    load_ids = battle_loads(warehouse)[benchmark]
+    leaderboard = board.table
     played = int(leaderboard.get_column("n_battles").sum()) // 2  # each battle counts for both its systems
     request = SnapshotRequest(
         benchmark=benchmark, level=BATTLE_LEVEL, method=ARENA_METHOD, parameters=outcome.parameters,
@@ -87,10 +91,10 @@ def arena_flow(
         code_version=code_version(), n_voters=played, n_systems=leaderboard.height,
         notes=(f"Bradley-Terry on {played} battles, Elo scale anchored at "
                f"{'the mean (1000)' if anchor is None else repr(anchor) + ' (1000)'}; "
-               f"{LEVEL:.0%} intervals from {n_resamples} bootstrap resamples (seed {seed})",),
+               f"{LEVEL:.0%} intervals from {n_resamples} bootstrap resamples (seed {seed})", *board.notes),
     )
     outcome.snapshot_id, outcome.new = store_arena(warehouse, request, leaderboard,
-                                                   battle_coverage(frame, selection.bothbad))
+                                                   coverage_frame(board.systems, board.played))
     outcome.leaderboard = leaderboard
     if outcome.new:
         refresh_catalog(warehouse)

@@ -8,7 +8,10 @@ battle is quarantined, with its reason, when:
 - its parser flagged it (a ``reason`` column: a one-hot winner without exactly one 1);
 - its ``winner`` is not one of :data:`warehouse.schema.BATTLE_WINNERS` (the reason names the value
   and the allowed ones);
-- its ``tstamp`` is neither unix seconds nor an ISO 8601 time, or its ``turn`` is not an integer.
+- its ``tstamp`` is neither unix seconds nor an ISO 8601 time, or lies outside :data:`EARLIEST` (1970-01-01)
+  to :data:`LATEST` (2200-01-01) UTC: a later number is most likely milliseconds (1714564800000),
+  which as seconds would be the year 56302; or its ``turn`` is not a whole number
+  (``2`` and ``2.0`` are turn 2, ``1.5`` is quarantined).
 
 Names, winners and the other text fields are compared without surrounding blanks.  Repeated
 battles are data (two users may pit the same pair on the same prompt with the same verdict), so
@@ -18,6 +21,7 @@ none is a duplicate.  A time without an offset is taken as UTC.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import polars as pl
 
@@ -29,6 +33,9 @@ from warehouse.schema import (
 WITH_OFFSET = "%Y-%m-%dT%H:%M:%S%.f%#z"
 NAIVE_FORMATS = ("%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d")
 ALLOWED_WINNERS = ", ".join(BATTLE_WINNERS)
+# The plausible times of a battle, UTC (the earliest included, the latest not).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(2200, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -51,12 +58,21 @@ def parse_tstamp(text: pl.Expr) -> pl.Expr:
     return pl.coalesce(from_seconds, iso.str.to_datetime(WITH_OFFSET, strict=False, time_unit="us", time_zone="UTC"), *naive)
 
 
+def parse_turn(text: pl.Expr) -> pl.Expr:
+    """Text of an integer (``2``) or of a number without a fractional part (``2.0``: Parquet and CSV
+    exports of a float column), as an integer; null otherwise (``1.5``, ``two``)."""
+    number = text.cast(pl.Float64, strict=False)
+    whole = pl.when(number.is_finite() & (number == number.floor())).then(number.cast(pl.Int64, strict=False))
+    # Integer text first: a float cannot hold every integer above 2**53 exactly.
+    return pl.coalesce(text.cast(pl.Int64, strict=False), whole)
+
+
 def validate_battles(rows: pl.DataFrame, *, file: str, load_id: str) -> ValidatedBattles:
     """Split parsed battles of ``file`` into landed battles (:data:`BATTLES`) and quarantined rows."""
     flagged = rows.get_column(PARSER_REASON) if PARSER_REASON in rows.columns else pl.lit(None, dtype=pl.String)
     rows = conform(rows, parsed_battles_schema(rows)).with_columns(_flagged=flagged)
     stripped = rows.with_columns(pl.col(BATTLE_FIELDS).str.strip_chars())
-    typed = stripped.with_columns(_tstamp=parse_tstamp(pl.col("tstamp")), _turn=pl.col("turn").cast(pl.Int64, strict=False))
+    typed = stripped.with_columns(_tstamp=parse_tstamp(pl.col("tstamp")), _turn=parse_turn(pl.col("turn")))
     blank = lambda c: pl.col(c).is_null() | (pl.col(c) == "")  # noqa: E731
     quoted = lambda c: pl.format("'{}'", pl.col(c).str.slice(0, 80))  # noqa: E731
     reason = (
@@ -70,6 +86,12 @@ def validate_battles(rows: pl.DataFrame, *, file: str, load_id: str) -> Validate
         .then(pl.format(f"unknown winner {{}}; allowed: {ALLOWED_WINNERS}", quoted("winner")))
         .when(~blank("tstamp") & pl.col("_tstamp").is_null())
         .then(pl.format("unparseable tstamp {}; give unix seconds or an ISO 8601 time", quoted("tstamp")))
+        .when((pl.col("_tstamp") >= LATEST) & pl.col("tstamp").cast(pl.Float64, strict=False).is_not_null())
+        .then(pl.format(f"tstamp {{}} is after {LATEST:%Y-%m-%d}: give seconds since the epoch, not milliseconds",
+                        quoted("tstamp")))
+        .when((pl.col("_tstamp") >= LATEST) | (pl.col("_tstamp") < EARLIEST))
+        .then(pl.format(f"tstamp {{}} is outside {EARLIEST:%Y-%m-%d} to {LATEST:%Y-%m-%d}; give the time of the battle",
+                        quoted("tstamp")))
         .when(~blank("turn") & pl.col("_turn").is_null())
         .then(pl.format("non-integer turn {}", quoted("turn")))
         .otherwise(pl.lit(None, dtype=pl.String))
@@ -94,5 +116,6 @@ BATTLE_REASON_CLASSES = {
     "unknown winner": r"^unknown winner ",
     "one-hot winner not exactly one 1": r"^one-hot winner columns not exactly one 1",
     "unparseable tstamp": r"^unparseable tstamp ",
+    "implausible tstamp": r"^tstamp .* is (after|outside) ",
     "non-integer turn": r"^non-integer turn ",
 }

@@ -1,5 +1,7 @@
 """TrueSkill against the reference `trueskill` package on the same game sequence."""
 
+import sys
+
 import numpy as np
 import pytest
 import trueskill as reference
@@ -52,3 +54,17 @@ def test_unequal_weights_are_refused():
 def test_bad_rank_by_is_named():
     with pytest.raises(InvalidParameterError, match="'rank_by'"):
         aggregate("trueskill", pairformance_ballots(), rank_by="sigma")
+
+
+def test_the_corrections_are_the_truncated_gaussian_moments_and_import_nothing(monkeypatch):
+    from scipy.special import log_ndtr, ndtr
+    from scipy.stats import truncnorm
+
+    from aggregators.trueskill_rating import _draw_corrections, _win_corrections
+
+    t, e = 0.3, 0.2
+    # a win: Z given Z > e - t, so v = E[Z], w = 1 - Var[Z]; a draw (t >= 0): Z given |Z + t| < e, likewise.
+    win, draw = truncnorm(e - t, np.inf), truncnorm(-e - t, e - t)
+    monkeypatch.setitem(sys.modules, "scipy.special", None)  # an import in the per-game code would fail now
+    np.testing.assert_allclose(_win_corrections(t, e, log_ndtr), (win.mean(), 1 - win.var()), rtol=1e-9)
+    np.testing.assert_allclose(_draw_corrections(t, e, ndtr), (draw.mean(), 1 - draw.var()), rtol=1e-9)

@@ -190,3 +190,45 @@ def test_arena_anchor_and_its_errors(arena, capsys):
     assert "anchor 'nope' is not a system of the battles" in capsys.readouterr().err
     assert main(["--home", home, "arena", "--benchmark", "value"]) == 2
     assert "hold no battles" in capsys.readouterr().err
+
+
+def test_the_arena_snapshot_keeps_the_fits_notes(tmp_path):
+    # a-b and c-d never meet: the ratings of the two pairs are not comparable, which the snapshot must say.
+    path = tmp_path / "split.csv"
+    path.write_text("model_a,model_b,winner\na,b,model_a\na,b,model_b\nc,d,model_a\nc,d,model_b\n")
+    home = str(tmp_path / "warehouse")
+    assert main(["--home", home, "ingest", str(path), "--benchmark", "split"]) == 0
+    assert main(["--home", home, "arena", "--benchmark", "split", "--resamples", "20"]) == 0
+    notes = list(manifests(home, "method = 'arena'").get_column("notes")[0])
+    assert notes[0].startswith("Bradley-Terry on 4 battles, Elo scale anchored at the mean (1000)")
+    assert len(notes) == 2 and "falls into 2 components (2 system(s): a, b; 2 system(s): c, d)" in notes[1]
+
+
+def test_the_arena_flow_reads_the_loads_once_counts_the_battles_once_and_covers_them_as_rank_does(arena, monkeypatch):
+    import aggregators.arena
+    import flows.arena
+    import flows.rank
+    from aggregators.battles import build_battles
+    from flows.arena import arena_flow
+    from flows.rank import battle_coverage
+    from warehouse.queries import battle_loads
+
+    home, battles = arena
+    calls = []
+
+    def loads(warehouse):
+        calls.append("battle_loads")
+        return battle_loads(warehouse)
+
+    def built(frame, *, bothbad):
+        calls.append("build_battles")
+        return build_battles(frame, bothbad=bothbad)
+
+    for module in (flows.arena, flows.rank):
+        monkeypatch.setattr(module, "battle_loads", loads)
+    for module in (aggregators.arena, flows.rank):
+        monkeypatch.setattr(module, "build_battles", built)
+    outcome = arena_flow("arena", home=home, n_resamples=20, seed=7)
+    assert sorted(calls) == ["battle_loads", "build_battles"]
+    stored = read_coverage(Warehouse(home), "arena", outcome.snapshot_id).sort("system", "other")
+    assert_frame_equal(stored, battle_coverage(battles, "tie").sort("system", "other"))

@@ -15,7 +15,9 @@ import pytest
 
 from transforms.parsers import FORMATS, detect_format, parse_file
 from transforms.parsers.base import ParseError
+from transforms.parsers import json_dump
 from transforms.parsers.battles import ROLES, parse, parse_mapped
+from transforms.parsers.json_dump import has_key, key_lines
 from transforms.validate import reason_counts
 from transforms.validate_battles import validate_battles
 from warehouse.schema import BATTLE_FIELDS, BATTLE_WINNERS, BATTLES, BATTLES_QUARANTINE
@@ -203,11 +205,7 @@ def test_a_system_battling_itself_is_found_after_stripping_blanks():
     ("2024-13-01", None), ("inf", None), ("nan", None), ("1e300", None), ("soon", None),
 ])
 def test_tstamp_text(text, expected):
-    frame = pl.DataFrame({c: [None] for c in BATTLE_FIELDS}).with_columns(
-        benchmark=pl.lit("b"), model_a=pl.lit("x"), model_b=pl.lit("y"), winner=pl.lit("tie"), tstamp=pl.lit(text),
-        line=pl.lit(1), source_row=pl.lit(1),
-    )
-    result = validate_battles(frame, file="f", load_id="L")
+    result = validate_battles(one_battle(tstamp=text), file="f", load_id="L")
     if expected is None:
         assert result.quarantine.get_column("reason").to_list() == [
             f"unparseable tstamp '{text}'; give unix seconds or an ISO 8601 time"
@@ -221,3 +219,116 @@ def test_the_cli_roles_are_the_parsers_and_the_winners_are_the_schemas():
 
     assert BATTLE_COLUMN_ROLES == tuple(ROLES) == BATTLE_FIELDS
     assert BATTLE_WINNERS == ("model_a", "model_b", "tie", "tie (bothbad)")
+
+
+def test_a_nested_optional_role_column_in_parquet_is_absent_and_a_needed_one_is_named(tmp_path):
+    path = tmp_path / "nested.parquet"
+    pl.DataFrame({
+        "model_a": ["x", "y"], "model_b": ["y", "z"], "winner": ["model_a", "tie"],
+        "category": [{"a": 1}, {"a": 2}], "language": [["en"], ["de", "fr"]], "judge": ["j1", "j2"],
+    }).write_parquet(path)
+    battles = landed(path)
+    assert battles.select("model_a", "model_b", "winner", "judge", "category", "language").rows() == [
+        ("x", "y", "model_a", "j1", None, None), ("y", "z", "tie", "j2", None, None),
+    ]
+    with pytest.raises(ParseError, match=r"column\(s\) 'category' \(Struct\(\{'a': Int64\}\)\) hold nested values"):
+        parse_mapped(path, "b", {"judge": "category"})
+    pl.DataFrame({"model_a": [["x"]], "model_b": ["y"], "winner": ["tie"]}).write_parquet(path)
+    with pytest.raises(ParseError, match=r"column\(s\) 'model_a' \(List\(String\)\) hold nested values"):
+        parse(path, "b")
+
+
+def one_battle(**fields: str) -> pl.DataFrame:
+    """One parsed tie of x and y with ``fields`` (text) set."""
+    return pl.DataFrame({c: [None] for c in BATTLE_FIELDS}, schema=dict.fromkeys(BATTLE_FIELDS, pl.String)).with_columns(
+        benchmark=pl.lit("b"), model_a=pl.lit("x"), model_b=pl.lit("y"), winner=pl.lit("tie"),
+        **{name: pl.lit(value) for name, value in fields.items()}, line=pl.lit(1), source_row=pl.lit(1),
+    )
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2", 2), ("2.0", 2), ("1e1", 10), ("9007199254740993", 9007199254740993),
+    ("1.5", None), ("two", None), ("inf", None), ("nan", None),
+])
+def test_turn_text_is_a_whole_number(text, expected):
+    result = validate_battles(one_battle(turn=text), file="f", load_id="L")
+    if expected is None:
+        assert result.quarantine.get_column("reason").to_list() == [f"non-integer turn '{text}'"]
+    else:
+        assert result.battles.get_column("turn").to_list() == [expected]
+
+
+def test_a_float_turn_from_parquet_or_csv_lands_like_json(tmp_path):
+    parquet, csv, jsonl = tmp_path / "t.parquet", tmp_path / "t.csv", tmp_path / "t.jsonl"
+    pl.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"], "winner": ["tie", "model_a"],
+                  "turn": [1.0, 3.0]}).write_parquet(parquet)
+    csv.write_text("model_a,model_b,winner,turn\nx,y,tie,1.0\ny,x,model_a,3.0\n")
+    jsonl.write_text('{"model_a": "x", "model_b": "y", "winner": "tie", "turn": 1.0}\n'
+                     '{"model_a": "y", "model_b": "x", "winner": "model_a", "turn": 3.0}\n')
+    for path in (parquet, csv, jsonl):
+        assert landed(path).get_column("turn").to_list() == [1, 3]
+
+
+# 2200-01-01 is 230 * 365 + 56 leap days (1972..2196 but 2100) = 84006 days = 7258118400 s after the epoch.
+@pytest.mark.parametrize(("text", "expected"), [
+    ("0", utc(1970, 1, 1)), ("7258118399", utc(2199, 12, 31, 23, 59, 59)),
+    ("1714564800000", "tstamp '1714564800000' is after 2200-01-01: give seconds since the epoch, not milliseconds"),
+    ("7258118400", "tstamp '7258118400' is after 2200-01-01: give seconds since the epoch, not milliseconds"),
+    ("-1", "tstamp '-1' is outside 1970-01-01 to 2200-01-01; give the time of the battle"),
+    ("2200-01-01", "tstamp '2200-01-01' is outside 1970-01-01 to 2200-01-01; give the time of the battle"),
+    ("1969-12-31T23:59:59Z",
+     "tstamp '1969-12-31T23:59:59Z' is outside 1970-01-01 to 2200-01-01; give the time of the battle"),
+])
+def test_tstamp_outside_the_plausible_range_is_quarantined(text, expected):
+    result = validate_battles(one_battle(tstamp=text), file="f", load_id="L")
+    if isinstance(expected, str):
+        assert result.quarantine.get_column("reason").to_list() == [expected]
+        assert reason_counts(result.quarantine) == {"implausible tstamp": 1}
+    else:
+        assert result.battles.rows() and result.battles.get_column("tstamp").to_list() == [expected]
+
+
+def test_one_hot_flags_are_read_in_any_case(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_text("model_a,model_b,winner_model_a,winner_model_b,winner_tie\n"
+                    "x,y,TRUE,FALSE,FALSE\nx,y,False,True,False\nx,y,0,0.0,1.0\nx,y,true,TRUE,false\n")
+    result = validate_battles(parse(path, "b").rows, file="f", load_id="L")
+    assert result.battles.get_column("winner").to_list() == ["model_a", "model_b", "tie"]
+    assert result.quarantine.get_column("reason").to_list() == [
+        "one-hot winner columns not exactly one 1: winner_model_a=true, winner_model_b=TRUE, winner_tie=false"]
+
+
+@pytest.mark.parametrize(("text", "lines"), [
+    ('{"model_a": "x"}', [1]),
+    ('[\n{"winner": 1,\n "model_a" :\n "x"}, {"model_a": "y"}]', [3, 4]),
+    ('{"note": "said \\"model_a\\": x"}', []),  # inside a string: the quote is escaped
+    ('{"k": "model_a"}', []),  # a value, not a key
+    ('{"model_b": "x"}', []),
+])
+def test_the_battles_key_search_and_the_json_key_lines_agree(text, lines):
+    assert has_key(text, "model_a") == bool(lines)
+    assert key_lines(text, "model_a", len(lines))[0] == lines
+
+
+def test_an_absent_key_costs_no_regex(monkeypatch):
+    def no_regex(key: str) -> str:
+        raise AssertionError(f"regex built for {key!r}, which the text does not hold")
+
+    monkeypatch.setattr(json_dump, "key_pattern", no_regex)
+    assert not has_key('{"model_b": "x", "winner": "tie"}' * 1000, "model_a")
+
+
+def test_a_nested_role_value_is_json_text_in_an_array_as_in_json_lines(tmp_path):
+    records = ['{"model_a": "x", "model_b": "y", "winner": "tie", "category": {"a": 1, "b": [2, "z"]}}',
+               '{"model_a": "y", "model_b": "x", "winner": "model_a", "category": [1, 2], "turn": 2}',
+               '{"model_a": "x", "model_b": "y", "winner": "model_b", "category": "plain"}']
+    array, lines = tmp_path / "a.json", tmp_path / "a.jsonl"
+    array.write_text("[\n" + ",\n".join(records) + "\n]\n")
+    lines.write_text("\n".join(records) + "\n")
+    expected = [('{"a": 1, "b": [2, "z"]}', None), ("[1, 2]", 2), ("plain", None)]
+    assert landed(array).select("category", "turn").rows() == expected
+    assert landed(lines).select("category", "turn").rows() == expected
+    assert parse(array, "b").rows.get_column("line").to_list() == [2, 3, 4]
+    array.write_text("[" + records[0] + ",]")  # not JSON: still the parser's error
+    with pytest.raises(ParseError, match="not readable as a JSON array of objects"):
+        parse(array, "b")

@@ -12,7 +12,8 @@ tie.  Read by default with the column names of the public arena dumps:
   ``winner_model_a``, ``winner_model_b``, ``winner_tie`` (0/1), turned into ``winner``; a row
   without exactly one 1 is flagged for quarantine.  Their ``timestamp`` column is the time stamp.
 
-Other names are mapped role -> column (``scorehouse ingest --format battles --model-a COL ...``;
+A nested JSON value of a role (``"category": {"a": 1}``) is kept as its JSON text, in an array as
+in JSON Lines; in Parquet a nested optional role is left empty.  Other names are mapped role -> column (``scorehouse ingest --format battles --model-a COL ...``;
 :data:`ROLES`).  Every field is kept as text: validation (:mod:`transforms.validate_battles`)
 decides what is a usable battle, so nothing is dropped here.  The benchmark is ``--benchmark``,
 or ``chatbot-arena`` for a file named ``clean_battle*.json``.
@@ -21,6 +22,7 @@ or ``chatbot-arena`` for a file named ``clean_battle*.json``.
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
@@ -30,7 +32,7 @@ from transforms.parsers import register_format
 from transforms.parsers.base import BATTLES_TABLE, Format, Parsed, ParseError
 from transforms.parsers.instance_long import header_fields
 from transforms.parsers.instance_parquet import MAGIC, columns_of
-from transforms.parsers.json_dump import key_lines
+from transforms.parsers.json_dump import has_key, key_lines
 from transforms.parsers.text import lines_frame, read_csv_records, read_text
 from warehouse.schema import BATTLE_FIELDS, PARSER_REASON
 
@@ -49,15 +51,11 @@ ROLES: dict[str, tuple[str, ...]] = {
 REQUIRED = ("model_a", "model_b", "winner")
 # The one-hot winner of the arena-human-preference tables: winner value -> its 0/1 column.
 ONE_HOT = {"model_a": "winner_model_a", "model_b": "winner_model_b", "tie": "winner_tie"}
-ONE = ("1", "1.0", "true", "True")
-ZERO = ("0", "0.0", "false", "False")
+# Compared lowercased: R and Excel write TRUE/FALSE, Python True/False, Parquet booleans true/false.
+ONE = ("1", "1.0", "true")
+ZERO = ("0", "0.0", "false")
 ARENA_FILE = re.compile(r"^clean_battle.*\.json$")
 ARENA_BENCHMARK = "chatbot-arena"
-
-
-def json_key(name: str) -> re.Pattern[str]:
-    """An object key ``"name":`` in JSON text, not inside a string (an escaped quote precedes those)."""
-    return re.compile(r'(?:^|[^\\])"' + re.escape(name) + r'"\s*:', re.MULTILINE)
 
 
 def is_battles(columns: set[str]) -> bool:
@@ -74,7 +72,7 @@ def sniff(path: Path, head: bytes) -> bool:
     text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
     if text[:1] in ("[", "{"):
         candidates = ("model_a", "model_b", "winner", *ONE_HOT.values())
-        return is_battles({c for c in candidates if json_key(c).search(text)})
+        return is_battles({c for c in candidates if has_key(text, c)})
     return is_battles(set(header_fields(head)))
 
 
@@ -96,8 +94,9 @@ def winner_column(roles: dict[str, str | None]) -> tuple[pl.Expr, pl.Expr | None
     """The ``winner`` text and, for a one-hot layout, the reason flagging rows without exactly one 1."""
     if roles["winner"] is not None:
         return pl.col(roles["winner"]), None
-    ones = {value: pl.col(column).str.strip_chars().is_in(ONE) for value, column in ONE_HOT.items()}
-    zeros = {value: pl.col(column).str.strip_chars().is_in(ZERO) for value, column in ONE_HOT.items()}
+    flags = {value: pl.col(column).str.strip_chars().str.to_lowercase() for value, column in ONE_HOT.items()}
+    ones = {value: text.is_in(ONE) for value, text in flags.items()}
+    zeros = {value: text.is_in(ZERO) for value, text in flags.items()}
     winner = pl.lit(None, dtype=pl.String)
     for value in ONE_HOT:  # exactly this one is 1 and the others 0
         others = [zeros[v] for v in ONE_HOT if v != value]
@@ -154,19 +153,46 @@ def read_parquet(path: Path, columns: dict[str, str]) -> tuple[pl.DataFrame, set
         raise ParseError(path, "not a readable Parquet file (truncated or corrupt?); re-export it")
     wanted = [c for c in (*columns.values(), *(n for names in ROLES.values() for n in names), *ONE_HOT.values())
               if c in schema]
-    flat = [c for c in dict.fromkeys(wanted) if not isinstance(schema[c], pl.List | pl.Struct | pl.Array)]
+    nested = {c: schema[c] for c in dict.fromkeys(wanted) if isinstance(schema[c], pl.List | pl.Struct | pl.Array)}
+    # A nested optional role is simply absent; one the battles cannot do without is an error.
+    needed = {*columns.values(), *ONE_HOT.values(), *(n for r in REQUIRED if r not in columns for n in ROLES[r])}
+    unusable = [f"{c!r} ({dtype})" for c, dtype in nested.items() if c in needed]
+    if unusable:
+        raise ParseError(path, f"column(s) {', '.join(unusable)} hold nested values, not one value per battle; "
+                         "flatten them to text or map the role to another column")
+    flat = [c for c in dict.fromkeys(wanted) if c not in nested]
     frame = text_frame(pl.scan_parquet(path).select(flat).collect())
-    return frame.with_columns(line=pl.lit(None, dtype=pl.Int64)), set(schema)
+    return frame.with_columns(line=pl.lit(None, dtype=pl.Int64)), set(schema) - set(nested)
+
+
+def read_records(text: str, schema: dict[str, pl.DataType], *, array: bool) -> pl.DataFrame:
+    """The records of a JSON array or of JSON Lines with the ``schema`` columns as text.
+
+    A nested value (``"category": {"a": 1}``) becomes its JSON text in both layouts: Polars does so
+    reading JSON Lines but refuses it in an array, so such an array is rewritten as JSON Lines first
+    (record by record in Python: only arrays holding a nested value pay for it).
+    """
+    if not array:
+        return pl.read_ndjson(io.BytesIO(text.encode()), schema=schema)
+    try:
+        return pl.read_json(io.BytesIO(text.encode()), schema=schema)
+    except pl.exceptions.ComputeError as error:
+        try:
+            records = json.loads(text)
+        except ValueError:
+            raise error from None
+        lines = "\n".join(map(json.dumps, records if isinstance(records, list) else [records]))
+        return pl.read_ndjson(io.BytesIO(lines.encode()), schema=schema)
 
 
 def read_json(path: Path, text: str, columns: dict[str, str]) -> tuple[pl.DataFrame, set[str]]:
     """A JSON array of objects or JSON Lines, the wanted keys as text (other keys never read), with lines."""
     candidates = dict.fromkeys((*columns.values(), *(n for names in ROLES.values() for n in names), *ONE_HOT.values()))
-    present = {c for c in candidates if json_key(c).search(text)}
+    present = {c for c in candidates if has_key(text, c)}
     schema = {c: pl.String() for c in present}
     array = text.lstrip()[:1] == "["
     try:
-        frame = (pl.read_json if array else pl.read_ndjson)(io.BytesIO(text.encode()), schema=schema)
+        frame = read_records(text, schema, array=array)
     except pl.exceptions.PolarsError as error:
         layout = "a JSON array of objects" if array else "JSON Lines (one object per line)"
         raise ParseError(path, f"not readable as {layout}: {str(error).splitlines()[0]}") from None

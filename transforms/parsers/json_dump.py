@@ -49,6 +49,23 @@ def scalar_text(value: object) -> str | None:
     return json.dumps(value)
 
 
+def key_pattern(key: str) -> str:
+    """The regex of the object key ``"key":`` in JSON text, not inside a string (an escaped quote precedes those).
+
+    Line by line (``^`` is a line's start): :func:`key_lines` counts it per line, :func:`has_key` searches for it.
+    """
+    return r'(?:^|[^\\])"' + re.escape(key) + r'"\s*:'
+
+
+def has_key(text: str, key: str) -> bool:
+    """Whether ``text`` holds the object key ``key`` (:func:`key_pattern`).
+
+    The plain substring ``"key"`` is looked for first: absent (most candidate
+    keys of a file), no regex scans the text at all.
+    """
+    return f'"{key}"' in text and re.search(key_pattern(key), text, re.MULTILINE) is not None
+
+
 def key_lines(text: str, key: str, count: int) -> tuple[list[int] | None, list[str]]:
     """The line of each of the ``count`` occurrences of the object key ``key``, in document order.
 
@@ -58,10 +75,9 @@ def key_lines(text: str, key: str, count: int) -> tuple[list[int] | None, list[s
     (repeated keys, of which JSON keeps the last), the lines are unknown:
     None and a problem saying so.
     """
-    pattern = r'(?:^|[^\\])"' + re.escape(key) + r'"\s*:'
     found = (
         lines_frame(text)
-        .select("line", n=pl.col("text").str.count_matches(pattern))
+        .select("line", n=pl.col("text").str.count_matches(key_pattern(key)))
         .select(pl.col("line").repeat_by("n"))
         .explode("line")
         .drop_nulls()
