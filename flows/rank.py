@@ -18,6 +18,7 @@ so a retried or duplicated one changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -321,7 +322,8 @@ def read_benchmark_battles(warehouse: Warehouse, benchmark: str, filters: Battle
 
 
 def rank_levels(
-    warehouse: Warehouse, benchmarks: list[str] | None, level: str | None, battle_options: bool
+    warehouse: Warehouse, benchmarks: list[str] | None, level: str | None, battle_options: bool,
+    battles: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[tuple[str, str]]:
     """The (benchmark, level) pairs a rank run ranks, by name.
 
@@ -330,10 +332,11 @@ def rank_levels(
     battles only; a benchmark with scores and battles ranks its scores (its
     battles with ``--level battles``).  Battle options (filters, ``--bothbad``)
     mean level ``battles``: given for a benchmark without battles, or with a
-    score level, they are a :class:`RankSelectionError`, as is an unknown benchmark.
+    score level, they are a :class:`RankSelectionError`, as is an unknown benchmark.  ``battles``: the
+    warehouse's :func:`battle_loads` when the caller has them already (else they are read).
     """
     scores = coverage_levels(warehouse)
-    battles = battle_loads(warehouse)
+    battles = battle_loads(warehouse) if battles is None else battles
     held = sorted(set(scores.get_column("benchmark").to_list()) | set(battles))
     unknown = sorted(set(benchmarks or ()) - set(held))
     if unknown:
@@ -382,9 +385,9 @@ def rank_flow(
     """
     warehouse = Warehouse(home)
     ensure_current_catalog(warehouse)
-    pairs = rank_levels(warehouse, benchmarks, level, battles is not None)
-    version = code_version()
     loads = battle_loads(warehouse)
+    pairs = rank_levels(warehouse, benchmarks, level, battles is not None, loads)
+    version = code_version()
     outcomes = [
         rank_battles(warehouse, benchmark, runs, battles or BattleSelection(), loads[benchmark], version)
         if lvl == BATTLE_LEVEL
