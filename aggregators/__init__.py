@@ -1,6 +1,6 @@
 """Rank systems from ballots: the registry of aggregation methods.
 
-    from aggregators import aggregate, REGISTRY
+    from scorehouse.aggregators import aggregate, REGISTRY
     ranking = aggregate("borda", ballots, ties="max")
 
 Pure: imports nothing from the rest of scorehouse, never touches disk.
@@ -52,8 +52,8 @@ __all__ = sorted(PUBLIC)
 
 def __getattr__(name: str) -> Any:
     if name not in PUBLIC:
-        raise AttributeError(f"module 'aggregators' has no attribute {name!r}")
-    value = getattr(import_module(f"aggregators.{PUBLIC[name]}"), name)
+        raise AttributeError(f"module 'scorehouse.aggregators' has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{PUBLIC[name]}"), name)
     globals()[name] = value  # later lookups skip this function
     return value
 

@@ -37,12 +37,12 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from aggregators.battle_bootstrap import resampled_battle_scores
-from aggregators.battle_ranking import fit_battles
-from aggregators.battles import battle_counts, build_battles, played_matrix
-from aggregators.bootstrapping import check_resampling, score_intervals
-from aggregators.errors import InvalidParameterError
-from aggregators.ranking import tie_classes
+from scorehouse.aggregators.battle_bootstrap import resampled_battle_scores
+from scorehouse.aggregators.battle_ranking import fit_battles
+from scorehouse.aggregators.battles import battle_counts, build_battles, played_matrix
+from scorehouse.aggregators.bootstrapping import check_resampling, score_intervals
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.ranking import tie_classes
 
 ELO_PER_NAT = 400.0 / math.log(10.0)  # Elo points per unit of natural-log strength
 CENTRE = 1000.0

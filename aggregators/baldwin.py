@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from aggregators.borda import borda_points
-from aggregators.parameters import check_choice
-from aggregators.positions import TIES, weighted_totals
-from aggregators.profile import Profile
-from aggregators.ranking import tie_classes
-from aggregators.registry import register
+from scorehouse.aggregators.borda import borda_points
+from scorehouse.aggregators.parameters import check_choice
+from scorehouse.aggregators.positions import TIES, weighted_totals
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.ranking import tie_classes
+from scorehouse.aggregators.registry import register
 
 
 @register(

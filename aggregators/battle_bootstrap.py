@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from aggregators.battle_ranking import battles_form, fit_battles
-from aggregators.battles import Battles, battle_games, build_battles
-from aggregators.bootstrapping import check_resampling, interval_table, outcome_counts
-from aggregators.registry import Scored, method_info
+from scorehouse.aggregators.battle_ranking import battles_form, fit_battles
+from scorehouse.aggregators.battles import Battles, battle_games, build_battles
+from scorehouse.aggregators.bootstrapping import check_resampling, interval_table, outcome_counts
+from scorehouse.aggregators.registry import Scored, method_info
 
 RESAMPLES_PER_BATCH = 100  # counts of 100 resamples at a time: memory O(100 x systems^2), not O(n_resamples x ...)
 

@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from aggregators.battles import Battles, build_battles
-from aggregators.errors import InvalidBattlesError, InvalidParameterError
-from aggregators.execution import RankingResult
-from aggregators.parameters import check_parameters
-from aggregators.ranking import ranking_table
-from aggregators.registry import REGISTRY, BattlesForm, Scored, method_info
+from scorehouse.aggregators.battles import Battles, build_battles
+from scorehouse.aggregators.errors import InvalidBattlesError, InvalidParameterError
+from scorehouse.aggregators.execution import RankingResult
+from scorehouse.aggregators.parameters import check_parameters
+from scorehouse.aggregators.ranking import ranking_table
+from scorehouse.aggregators.registry import REGISTRY, BattlesForm, Scored, method_info
 
 
 def battle_methods() -> tuple[str, ...]:

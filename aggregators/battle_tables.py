@@ -23,10 +23,10 @@ from dataclasses import replace
 import numpy as np
 import polars as pl
 
-from aggregators.battles import Battles, battle_counts, build_battles
-from aggregators.errors import InvalidBattlesError
-from aggregators.paired_testing import check_alpha, pair_test_table, per_pair_tests, sign_test, t_from_moments
-from aggregators.pairwise_intervals import check_delta, hoeffding_table
+from scorehouse.aggregators.battles import Battles, battle_counts, build_battles
+from scorehouse.aggregators.errors import InvalidBattlesError
+from scorehouse.aggregators.paired_testing import check_alpha, pair_test_table, per_pair_tests, sign_test, t_from_moments
+from scorehouse.aggregators.pairwise_intervals import check_delta, hoeffding_table
 
 
 def _unweighted(battles: Battles) -> Battles:

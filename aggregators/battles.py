@@ -30,10 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from aggregators.errors import InvalidBattlesError, InvalidParameterError
-from aggregators.pairwise import Games, PairCounts
-from aggregators.profile import name_codes
-from aggregators.schemas import (
+from scorehouse.aggregators.errors import InvalidBattlesError, InvalidParameterError
+from scorehouse.aggregators.pairwise import Games, PairCounts
+from scorehouse.aggregators.profile import name_codes
+from scorehouse.aggregators.schemas import (
     BATTLE_NAME_COLUMNS,
     BOTHBAD_RULES,
     MODEL_A,

@@ -35,14 +35,14 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from aggregators.errors import InvalidParameterError
-from aggregators.pairwise import PairCounts, outcome_matrices, pair_counts
-from aggregators.profile import Profile, build_profile
-from aggregators.ranking import ranking_table, tie_classes
-from aggregators.parameters import check_parameters
-from aggregators.registry import REGISTRY, MethodInfo, Scored, method_info
-from aggregators.scoring import score_profile
-from aggregators.two_step import score_two_step
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.pairwise import PairCounts, outcome_matrices, pair_counts
+from scorehouse.aggregators.profile import Profile, build_profile
+from scorehouse.aggregators.ranking import ranking_table, tie_classes
+from scorehouse.aggregators.parameters import check_parameters
+from scorehouse.aggregators.registry import REGISTRY, MethodInfo, Scored, method_info
+from scorehouse.aggregators.scoring import score_profile
+from scorehouse.aggregators.two_step import score_two_step
 
 RESAMPLING = ("voters", "pairs")
 # Voters per block of the counts product: bounds memory at about 32 MB per block.

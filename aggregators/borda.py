@@ -28,13 +28,13 @@ two-level) and Baldwin's rounds.
 from __future__ import annotations
 
 import numpy as np
-from aggregators.ranks import rankdata
+from scorehouse.aggregators.ranks import rankdata
 
-from aggregators.parameters import check_choice
-from aggregators.partition_forms import complete_voters_form
-from aggregators.positions import TIES, weighted_totals
-from aggregators.profile import Profile
-from aggregators.registry import register
+from scorehouse.aggregators.parameters import check_choice
+from scorehouse.aggregators.partition_forms import complete_voters_form
+from scorehouse.aggregators.positions import TIES, weighted_totals
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.registry import register
 
 # Twice the points system i gets from system j: (i's flags, j's flags as 2 minus) per ties rule,
 # from the int8 flags gt = x_i > x_j and ge = x_i >= x_j.

@@ -63,11 +63,11 @@ from typing import Any
 
 import numpy as np
 
-from aggregators.errors import InvalidBallotsError
-from aggregators.pairwise import weighted_pair_counts
-from aggregators.partial import Partial, Voters
-from aggregators.profile import Profile
-from aggregators.registry import PartitionForm, Scored, register
+from scorehouse.aggregators.errors import InvalidBallotsError
+from scorehouse.aggregators.pairwise import weighted_pair_counts
+from scorehouse.aggregators.partial import Partial, Voters
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.registry import PartitionForm, Scored, register
 
 CITATION = (
     "Himmi, Irurozki, Noiry, Clémençon, Colombo (2023). Towards More Robust NLP System "

@@ -50,13 +50,13 @@ from typing import Any
 
 import numpy as np
 
-from aggregators.battles import Battles, battle_counts
-from aggregators.errors import InvalidParameterError
-from aggregators.pairwise import PairCounts, count_pairs, pair_counts
-from aggregators.parameters import check_range
-from aggregators.partial import Partial, Voters
-from aggregators.profile import Profile
-from aggregators.registry import BattlesForm, PartitionForm, Scored, register
+from scorehouse.aggregators.battles import Battles, battle_counts
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.pairwise import PairCounts, count_pairs, pair_counts
+from scorehouse.aggregators.parameters import check_range
+from scorehouse.aggregators.partial import Partial, Voters
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.registry import BattlesForm, PartitionForm, Scored, register
 
 NAME = "bradley_terry"
 

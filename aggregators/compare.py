@@ -29,14 +29,14 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from aggregators.ranks import rankdata
+from scorehouse.aggregators.ranks import rankdata
 
-from aggregators.pairwise import weighted_pair_counts
-from aggregators.errors import InvalidParameterError
-from aggregators.profile import Profile, build_profile
-from aggregators.ranking import tie_classes
-from aggregators.registry import method_info
-from aggregators.scoring import score_profile
+from scorehouse.aggregators.pairwise import weighted_pair_counts
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.profile import Profile, build_profile
+from scorehouse.aggregators.ranking import tie_classes
+from scorehouse.aggregators.registry import method_info
+from scorehouse.aggregators.scoring import score_profile
 
 Ranking = pl.DataFrame | Mapping[str, float]
 

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from aggregators.errors import InvalidParameterError
-from aggregators.majority import MARGIN_TOLERANCE
-from aggregators.parameters import check_choice
-from aggregators.profile import Profile, build_profile
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.majority import MARGIN_TOLERANCE
+from scorehouse.aggregators.parameters import check_choice
+from scorehouse.aggregators.profile import Profile, build_profile
 
 MARGINS = ("weak", "strict")
 

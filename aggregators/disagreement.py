@@ -25,12 +25,12 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
-from aggregators.majority import majority
-from aggregators.profile import Profile
-from aggregators.ranking import tie_classes
-from aggregators.registry import method_info
-from aggregators.robustness import compare_batch, positive_voters, units_of
-from aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA
+from scorehouse.aggregators.majority import majority
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.ranking import tie_classes
+from scorehouse.aggregators.registry import method_info
+from scorehouse.aggregators.robustness import compare_batch, positive_voters, units_of
+from scorehouse.aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA
 
 def task_scores(profile: Profile) -> tuple[tuple[str, ...], np.ndarray]:
     """Task names and a tasks x systems matrix: the weighted mean of each task's voters (NaN if none scored)."""

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from aggregators.positions import positional_scores
-from aggregators.profile import Profile
-from aggregators.registry import register
+from scorehouse.aggregators.positions import positional_scores
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.registry import register
 
 
 @register(

@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from aggregators.battles import Battles, battle_games
-from aggregators.errors import InvalidParameterError
-from aggregators.pairwise import Games, games
-from aggregators.parameters import check_range
-from aggregators.profile import Profile
-from aggregators.registry import BattlesForm, Scored, register
+from scorehouse.aggregators.battles import Battles, battle_games
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.pairwise import Games, games
+from scorehouse.aggregators.parameters import check_range
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.registry import BattlesForm, Scored, register
 
 NAME = "elo"
 

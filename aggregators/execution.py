@@ -22,14 +22,14 @@ from typing import Any
 
 import polars as pl
 
-from aggregators.errors import InvalidParameterError
-from aggregators.parameters import check_parameters
-from aggregators.partial import Partial, Voters
-from aggregators.profile import build_profile
-from aggregators.ranking import ranking_table
-from aggregators.registry import method_info, partition_form
-from aggregators.scoring import score_profile
-from aggregators.two_step import score_two_step
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.parameters import check_parameters
+from scorehouse.aggregators.partial import Partial, Voters
+from scorehouse.aggregators.profile import build_profile
+from scorehouse.aggregators.ranking import ranking_table
+from scorehouse.aggregators.registry import method_info, partition_form
+from scorehouse.aggregators.scoring import score_profile
+from scorehouse.aggregators.two_step import score_two_step
 
 
 @dataclass(frozen=True)

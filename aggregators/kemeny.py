@@ -53,12 +53,12 @@ import time
 
 import numpy as np
 
-from aggregators.kemeny_order import OrderSolution, order_cost
-from aggregators.majority import Majority, majority
-from aggregators.majority_components import majority_blocks
-from aggregators.profile import Profile
-from aggregators.parameters import check_range
-from aggregators.registry import Scored, register
+from scorehouse.aggregators.kemeny_order import OrderSolution, order_cost
+from scorehouse.aggregators.majority import Majority, majority
+from scorehouse.aggregators.majority_components import majority_blocks
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.parameters import check_range
+from scorehouse.aggregators.registry import Scored, register
 
 # Blocks up to this size go to the dynamic program: it keeps the alphabetical tie-break and counts the
 # optima, and below this size it is as fast as the integer program (benchmarks/bench_kemeny.py).
@@ -124,7 +124,7 @@ def kemeny_order(costs: np.ndarray, tolerance: float) -> tuple[list[int], float,
 def solve_block(costs: np.ndarray, *, deadline: float, tolerance: float, mean_weight: float) -> OrderSolution:
     """Optimal ranking of one block: the dynamic program when small, else the integer program."""
     if costs.shape[0] > DP_MAX_SYSTEMS:
-        from aggregators.kemeny_ilp import solve_order  # scipy.optimize: loaded only for an integer program
+        from scorehouse.aggregators.kemeny_ilp import solve_order  # scipy.optimize: loaded only for an integer program
 
         return solve_order(costs, deadline=deadline, tolerance=tolerance, mean_weight=mean_weight)
     order, cost, optima = kemeny_order(costs, tolerance)

@@ -42,7 +42,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_array
 
-from aggregators.kemeny_order import OrderSolution, order_cost
+from scorehouse.aggregators.kemeny_order import OrderSolution, order_cost
 
 # HiGHS stops at an absolute gap of 1e-6; costs are rescaled to a mean voter weight of 1 so that
 # this gap is far below the smallest difference that one voter's half-tie can make.

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from aggregators.pairwise import pair_counts
-from aggregators.profile import Profile
+from scorehouse.aggregators.pairwise import pair_counts
+from scorehouse.aggregators.profile import Profile
 
 MARGIN_TOLERANCE = 1e-9
 

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from aggregators.errors import NonPositiveScoresError
-from aggregators.parameters import check_choice
-from aggregators.partition_forms import complete_voters_form
-from aggregators.positions import weighted_totals
-from aggregators.profile import Profile
-from aggregators.registry import Scored, register
+from scorehouse.aggregators.errors import NonPositiveScoresError
+from scorehouse.aggregators.parameters import check_choice
+from scorehouse.aggregators.partition_forms import complete_voters_form
+from scorehouse.aggregators.positions import weighted_totals
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.registry import Scored, register
 
 PROPERTIES = ("anonymous", "neutral", "unanimity", "monotone")
 NONPOSITIVE = ("refuse", "drop-voter")

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from aggregators.profile import Profile
-from aggregators.registry import register
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.registry import register
 
 # F and W/2 are sums of float weights: "equal" means within this relative distance.
 HALF_TOLERANCE = 1e-12

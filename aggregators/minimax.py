@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from aggregators.majority import majority
-from aggregators.profile import Profile
-from aggregators.registry import register
+from scorehouse.aggregators.majority import majority
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.registry import register
 
 
 @register(

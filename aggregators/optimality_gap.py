@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from aggregators.errors import InvalidParameterError
-from aggregators.parameters import check_range
-from aggregators.positions import weighted_totals
-from aggregators.profile import Profile
-from aggregators.registry import register
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.parameters import check_range
+from scorehouse.aggregators.positions import weighted_totals
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.registry import register
 
 CITATION = "Rofin et al. (2023), Vote'n'Rank: Revision of Benchmarking with Social Choice Theory, EACL"
 

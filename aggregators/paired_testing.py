@@ -35,8 +35,8 @@ import polars as pl
 import polars.selectors as cs
 from scipy import stats
 
-from aggregators.errors import InvalidBallotsError, InvalidParameterError
-from aggregators.profile import build_profile
+from scorehouse.aggregators.errors import InvalidBallotsError, InvalidParameterError
+from scorehouse.aggregators.profile import build_profile
 
 TESTS = ("t", "sign", "wilcoxon", "mood")
 

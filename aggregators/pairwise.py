@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from aggregators.partial import Partial, Voters
-from aggregators.profile import Profile
+from scorehouse.aggregators.partial import Partial, Voters
+from scorehouse.aggregators.profile import Profile
 
 CHUNK_CELLS = 1 << 22  # voters x systems x systems booleans compared at a time (4 MiB): stays in cache
 MIN_SHARED_VOTERS = 16  # voters sharing a set of scored systems that are counted together, densely

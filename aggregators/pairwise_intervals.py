@@ -26,10 +26,10 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from aggregators.borda_partial import pairwise_probabilities
-from aggregators.errors import InvalidParameterError
-from aggregators.profile import build_profile
-from aggregators.schemas import CONFIDENCE_SCHEMA
+from scorehouse.aggregators.borda_partial import pairwise_probabilities
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.profile import build_profile
+from scorehouse.aggregators.schemas import CONFIDENCE_SCHEMA
 
 
 def check_delta(delta: float) -> None:

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from aggregators.errors import InvalidParameterError
-from aggregators.registry import MethodInfo
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.registry import MethodInfo
 
 
 def check_parameters(info: MethodInfo, params: Mapping[str, Any]) -> None:

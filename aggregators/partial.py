@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from aggregators.errors import InvalidBallotsError
+from scorehouse.aggregators.errors import InvalidBallotsError
 
 
 @dataclass(frozen=True)

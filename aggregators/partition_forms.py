@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from aggregators.errors import InvalidBallotsError
-from aggregators.partial import Partial, Voters, group_totals
-from aggregators.registry import PartitionForm, Scored
-from aggregators.two_step import across_groups, group_weight
+from scorehouse.aggregators.errors import InvalidBallotsError
+from scorehouse.aggregators.partial import Partial, Voters, group_totals
+from scorehouse.aggregators.registry import PartitionForm, Scored
+from scorehouse.aggregators.two_step import across_groups, group_weight
 
 
 def _require_complete_voters(partial: Partial, method: str) -> None:

@@ -20,10 +20,10 @@ voter among the systems it scored, over all voters at once.
 from __future__ import annotations
 
 import numpy as np
-from aggregators.ranks import rankdata
+from scorehouse.aggregators.ranks import rankdata
 
-from aggregators.profile import Profile
-from aggregators.parameters import check_choice
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.parameters import check_choice
 
 TIES = ("average", "min", "max")
 

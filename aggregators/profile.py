@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from aggregators.errors import InvalidBallotsError, MissingScoresError
-from aggregators.schemas import (
+from scorehouse.aggregators.errors import InvalidBallotsError, MissingScoresError
+from scorehouse.aggregators.schemas import (
     BALLOT_NAME_COLUMNS,
     BALLOT_NUMERIC_COLUMNS,
     GROUP,

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from aggregators.schemas import RANKING_SCHEMA, SCORE, SYSTEM
+from scorehouse.aggregators.schemas import RANKING_SCHEMA, SCORE, SYSTEM
 
 TIE_TOLERANCE = 1e-9
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from aggregators.compare import kendall_tau, top_k_agreement
+from scorehouse.aggregators.compare import kendall_tau, top_k_agreement
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from aggregators.errors import UnknownMethodError
-from aggregators.partial import Partial, Voters
+from scorehouse.aggregators.errors import UnknownMethodError
+from scorehouse.aggregators.partial import Partial, Voters
 
 # Method modules register themselves on import; this is the one list of them.
 METHOD_MODULES = (
@@ -161,7 +161,7 @@ class Registry(MutableMapping[str, MethodInfo]):
         self._loading = True
         try:
             for module in METHOD_MODULES:
-                import_module(f"aggregators.{module}")
+                import_module(f"{__package__}.{module}")
         finally:
             self._loading = False
         self._loaded = True

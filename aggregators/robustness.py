@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from aggregators.errors import InvalidParameterError
-from aggregators.profile import Profile
-from aggregators.ranking import tie_classes
-from aggregators.registry import method_info
-from aggregators.scoring import score_profile
-from aggregators.schemas import SUMMARY_SCHEMA, TABLE_SCHEMA
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.ranking import tie_classes
+from scorehouse.aggregators.registry import method_info
+from scorehouse.aggregators.scoring import score_profile
+from scorehouse.aggregators.schemas import SUMMARY_SCHEMA, TABLE_SCHEMA
 
 Params = Mapping[str, Mapping[str, Any]] | None
 

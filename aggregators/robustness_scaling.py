@@ -18,9 +18,9 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from aggregators.errors import InvalidParameterError
-from aggregators.profile import Profile
-from aggregators.robustness import (
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.robustness import (
     Params,
     check_methods,
     concat,

@@ -20,10 +20,10 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from aggregators.errors import InvalidParameterError
-from aggregators.profile import Profile
-from aggregators.robustness import Params, check_count, check_methods, concat, method_scores, rows, seeded
-from aggregators.synthetic import gumbel_scores, system_names
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.robustness import Params, check_count, check_methods, concat, method_scores, rows, seeded
+from scorehouse.aggregators.synthetic import gumbel_scores, system_names
 
 EXPERIMENT = "synthetic"
 

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from aggregators.profile import Profile
-from aggregators.robustness import (
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.robustness import (
     Params,
     check_count,
     check_methods,
@@ -66,7 +66,7 @@ def task_subsets(
     for size in sizes:
         check_count("sizes", size, 1)
         if size > n_units:
-            from aggregators.errors import InvalidParameterError
+            from scorehouse.aggregators.errors import InvalidParameterError
 
             raise InvalidParameterError(f"parameter 'sizes': {size} tasks asked, the benchmark has {n_units}")
     references = {m: method_scores(m, profile, parameters[m]) for m in methods}

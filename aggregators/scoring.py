@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from aggregators.parameters import check_parameters
-from aggregators.profile import Profile
-from aggregators.registry import Scored, method_info
+from scorehouse.aggregators.parameters import check_parameters
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.registry import Scored, method_info
 
 
 def score_profile(name: str, profile: Profile, params: Mapping[str, Any]) -> Scored:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.errors import InvalidParameterError
 
 
 def gumbel_scores(

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from aggregators.positions import position_blocks
-from aggregators.profile import Profile
-from aggregators.ranking import tie_classes
-from aggregators.registry import register
+from scorehouse.aggregators.positions import position_blocks
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.ranking import tie_classes
+from scorehouse.aggregators.registry import register
 
 
 def position_counts(profile: Profile) -> np.ndarray:

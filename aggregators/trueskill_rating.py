@@ -32,12 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from aggregators.battles import Battles, battle_games
-from aggregators.elo import check_order, orders
-from aggregators.pairwise import Games, games
-from aggregators.parameters import check_choice, check_range
-from aggregators.profile import Profile
-from aggregators.registry import BattlesForm, Scored, register
+from scorehouse.aggregators.battles import Battles, battle_games
+from scorehouse.aggregators.elo import check_order, orders
+from scorehouse.aggregators.pairwise import Games, games
+from scorehouse.aggregators.parameters import check_choice, check_range
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.registry import BattlesForm, Scored, register
 
 NAME = "trueskill"
 MU = 25.0

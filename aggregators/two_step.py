@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from aggregators.errors import InvalidBallotsError, InvalidParameterError
-from aggregators.profile import Profile
-from aggregators.ranking import snap_ties
-from aggregators.registry import Scored, method_info
-from aggregators.scoring import score_profile
+from scorehouse.aggregators.errors import InvalidBallotsError, InvalidParameterError
+from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.ranking import snap_ties
+from scorehouse.aggregators.registry import Scored, method_info
+from scorehouse.aggregators.scoring import score_profile
 
 
 def group_weight(weight_sums: np.ndarray, explicit: np.ndarray | None = None) -> np.ndarray:

@@ -17,13 +17,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from aggregators import build_profile  # noqa: E402
-from aggregators.robustness_missing import missing_scores  # noqa: E402
-from aggregators.robustness_tasks import task_subsets  # noqa: E402
-from transforms.ballots import ballots  # noqa: E402
-from transforms.rank_plan import complete_ballots  # noqa: E402
-from warehouse.queries import benchmark_scores  # noqa: E402
-from warehouse.storage import Warehouse  # noqa: E402
+from scorehouse.aggregators import build_profile  # noqa: E402
+from scorehouse.aggregators.robustness_missing import missing_scores  # noqa: E402
+from scorehouse.aggregators.robustness_tasks import task_subsets  # noqa: E402
+from scorehouse.transforms.ballots import ballots  # noqa: E402
+from scorehouse.transforms.rank_plan import complete_ballots  # noqa: E402
+from scorehouse.warehouse.queries import benchmark_scores  # noqa: E402
+from scorehouse.warehouse.storage import Warehouse  # noqa: E402
 
 METHODS = ["mean", "median", "borda", "copeland", "minimax", "borda_partial"]
 
@@ -36,7 +36,7 @@ def profile_of(warehouse: Warehouse, benchmark: str, complete: bool):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--home", help="warehouse home (default: $SCOREHOUSE_HOME)")
+    parser.add_argument("--home", help="scorehouse.warehouse home (default: $SCOREHOUSE_HOME)")
     args = parser.parse_args()
     warehouse = Warehouse(args.home)
     glue = profile_of(warehouse, "glue", complete=True)

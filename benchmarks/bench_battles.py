@@ -35,13 +35,13 @@ from pathlib import Path
 import evalica
 import numpy as np
 
-from aggregators import build_battles
-from aggregators.battle_bootstrap import resampled_battle_scores
-from aggregators.battle_ranking import fit_battles
-from aggregators.battles import battle_counts
-from aggregators.bradley_terry import bradley_terry_counts
+from scorehouse.aggregators import build_battles
+from scorehouse.aggregators.battle_bootstrap import resampled_battle_scores
+from scorehouse.aggregators.battle_ranking import fit_battles
+from scorehouse.aggregators.battles import battle_counts
+from scorehouse.aggregators.bradley_terry import bradley_terry_counts
 from benchmarks.bench_scale import Steps
-from transforms.synth_battles import synth_battles
+from scorehouse.transforms.synth_battles import synth_battles
 
 TARGETS = {  # issue 16: seconds
     "count + Bradley–Terry (validated battles)": 0.1,

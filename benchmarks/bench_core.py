@@ -37,22 +37,22 @@ TARGETS = {"task_methods_glue": (0.2, None), "kemeny_20": (10.0, None),
 def glue_ballots():  # noqa: ANN201
     import polars as pl
 
-    from transforms.ballots import ballots
-    from transforms.catalog import check_rules, resolve_metrics
-    from transforms.parsers import parse_file
-    from transforms.validate import validate_rows
+    from scorehouse.transforms.ballots import ballots
+    from scorehouse.transforms.catalog import check_rules, resolve_metrics
+    from scorehouse.transforms.parsers import parse_file
+    from scorehouse.transforms.validate import validate_rows
 
     _, parsed = parse_file(GLUE)
     scores = validate_rows(parsed.rows, file=str(GLUE), load_id="bench").scores
-    rules = check_rules(pl.read_csv(REPO / "warehouse" / "defaults" / "metric_rules.csv", infer_schema=False), "rules")
+    rules = check_rules(pl.read_csv(REPO / "scorehouse.warehouse" / "defaults" / "metric_rules.csv", infer_schema=False), "rules")
     return ballots(scores, resolve_metrics(scores, rules), level="task").collect()
 
 
 def run_step(step: str, cells: int) -> dict:
     import polars as pl
 
-    from aggregators import REGISTRY, AggregationError, aggregate
-    from aggregators.synthetic import synthetic_ballots
+    from scorehouse.aggregators import REGISTRY, AggregationError, aggregate
+    from scorehouse.aggregators.synthetic import synthetic_ballots
 
     def attempt(name: str, table) -> bool:  # noqa: ANN001
         """Run one method; a refusal (e.g. geometric mean of GLUE's zero MCC scores) counts, timed too."""

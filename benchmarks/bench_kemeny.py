@@ -37,12 +37,12 @@ TARGETS = {"glue": 10.0, "mallows_200": 60.0}
 
 def bundled_task_ballots() -> dict[str, pl.DataFrame]:
     """Task-level ballots of every bundled benchmark, by name (pickles and non-score files left out)."""
-    from flows.ingest import expand_paths
-    from transforms.ballots import ballots
-    from transforms.catalog import check_rules, resolve_metrics
-    from transforms.parsers import parse_file
-    from transforms.parsers.base import ParseError
-    from transforms.validate import validate_rows
+    from scorehouse.flows.ingest import expand_paths
+    from scorehouse.transforms.ballots import ballots
+    from scorehouse.transforms.catalog import check_rules, resolve_metrics
+    from scorehouse.transforms.parsers import parse_file
+    from scorehouse.transforms.parsers.base import ParseError
+    from scorehouse.transforms.validate import validate_rows
 
     files, _, _ = expand_paths([BUNDLED])
     frames = []
@@ -56,7 +56,7 @@ def bundled_task_ballots() -> dict[str, pl.DataFrame]:
         frames.append(validate_rows(parsed.rows, file=str(path), load_id=str(path)).scores)
     scores = pl.concat(frames, how="vertical_relaxed").filter(pl.col("instance").is_null())
     scores = scores.unique(CELL, keep="last", maintain_order=True)
-    rules = check_rules(pl.read_csv(REPO / "warehouse" / "defaults" / "metric_rules.csv", infer_schema=False), "rules")
+    rules = check_rules(pl.read_csv(REPO / "scorehouse.warehouse" / "defaults" / "metric_rules.csv", infer_schema=False), "rules")
     metrics = resolve_metrics(scores, rules)
     return {
         name: ballots(part, metrics, level="task").collect()
@@ -71,7 +71,7 @@ def mallows_ballots(n_systems: int, n_voters: int, phi: float, seed: int) -> pl.
     the ``i + 1`` slots of the ranking so far with probability proportional to
     ``phi ** (i - j)``: ``phi = 1`` is uniform, small ``phi`` stays near the reference.
     """
-    from aggregators.synthetic import system_names
+    from scorehouse.aggregators.synthetic import system_names
 
     rng = np.random.default_rng(seed)
     position = np.zeros((n_voters, n_systems), dtype=np.int64)
@@ -89,7 +89,7 @@ def mallows_ballots(n_systems: int, n_voters: int, phi: float, seed: int) -> pl.
 
 
 def rank(name: str, table: pl.DataFrame, time_limit: float) -> dict:
-    from aggregators import run
+    from scorehouse.aggregators import run
 
     start = time.perf_counter()
     result = run("kemeny", table, params={"time_limit": time_limit})
@@ -105,11 +105,11 @@ def rank(name: str, table: pl.DataFrame, time_limit: float) -> dict:
 
 
 def lazy_vs_all(name: str, table: pl.DataFrame, time_limit: float) -> dict | None:
-    from aggregators import build_profile
-    from aggregators.kemeny import COST_TOLERANCE, DP_MAX_SYSTEMS, pair_costs
-    from aggregators.kemeny_ilp import solve_order
-    from aggregators.majority import majority
-    from aggregators.majority_components import majority_blocks
+    from scorehouse.aggregators import build_profile
+    from scorehouse.aggregators.kemeny import COST_TOLERANCE, DP_MAX_SYSTEMS, pair_costs
+    from scorehouse.aggregators.kemeny_ilp import solve_order
+    from scorehouse.aggregators.majority import majority
+    from scorehouse.aggregators.majority_components import majority_blocks
 
     profile = build_profile(table)
     counts = majority(profile)

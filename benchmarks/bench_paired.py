@@ -13,9 +13,9 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
-from aggregators import bootstrap, build_profile, paired_tests
-from aggregators.bradley_terry import bradley_terry_counts
-from aggregators.pairwise import pair_counts
+from scorehouse.aggregators import bootstrap, build_profile, paired_tests
+from scorehouse.aggregators.bradley_terry import bradley_terry_counts
+from scorehouse.aggregators.pairwise import pair_counts
 
 
 def gumbel_ballots(n_voters: int, n_systems: int, seed: int = 0) -> pl.DataFrame:

@@ -39,13 +39,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from aggregators.compare import kendall_tau
-from aggregators.execution import finish_partitioned, partition_partials
-from aggregators.partial import Voters, combine
-from aggregators.synthetic import true_ranking
-from transforms.ballots import rank_table
-from transforms.dense import dense_partition
-from transforms.synth import SynthSpec, instances_for, metric_names
+from scorehouse.aggregators.compare import kendall_tau
+from scorehouse.aggregators.execution import finish_partitioned, partition_partials
+from scorehouse.aggregators.partial import Voters, combine
+from scorehouse.aggregators.synthetic import true_ranking
+from scorehouse.transforms.ballots import rank_table
+from scorehouse.transforms.dense import dense_partition
+from scorehouse.transforms.synth import SynthSpec, instances_for, metric_names
 
 CSV_TASKS_MAX = None  # every task is ingested from CSV too
 MISSING_FOR_PARTIAL = 0.2
@@ -141,8 +141,8 @@ def partition_pass(warehouse, shape, metrics, methods, drop: pl.DataFrame | None
     blanked in the dense matrix, which is what leaving their rows out of the
     dumps gives (the voters keep their other systems).
     """
-    from transforms.ballots import VOTER_SEPARATOR
-    from warehouse.partitions import read_partition_arrow
+    from scorehouse.transforms.ballots import VOTER_SEPARATOR
+    from scorehouse.warehouse.partitions import read_partition_arrow
 
     partials = []
     for partition in shape.partitions:
@@ -163,11 +163,11 @@ def partition_pass(warehouse, shape, metrics, methods, drop: pl.DataFrame | None
 
 
 def run_bench(n_scores: int, workdir: Path, seed: int, benchmarks: int, tasks: int) -> dict:
-    from flows.ingest import ingest_flow
-    from flows.rank import rank_flow
-    from flows.synth import write_synthetic
-    from warehouse.partitions import benchmark_shape, read_metrics, read_partition
-    from warehouse.storage import Warehouse
+    from scorehouse.flows.ingest import ingest_flow
+    from scorehouse.flows.rank import rank_flow
+    from scorehouse.flows.synth import write_synthetic
+    from scorehouse.warehouse.partitions import benchmark_shape, read_metrics, read_partition
+    from scorehouse.warehouse.storage import Warehouse
 
     spec = SynthSpec(
         benchmarks=benchmarks, tasks=tasks,

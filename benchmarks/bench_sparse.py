@@ -38,11 +38,11 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from aggregators import REGISTRY, AggregationError, run
-from aggregators.synthetic import gumbel_scores, system_names
+from scorehouse.aggregators import REGISTRY, AggregationError, run
+from scorehouse.aggregators.synthetic import gumbel_scores, system_names
 from benchmarks.bench_scale import Steps, bare_rank, in_workdir, parse_with_workdir
-from transforms.rank_plan import NotApplicable, complete_ballots, default_runs
-from transforms.synth import SynthSpec
+from scorehouse.transforms.rank_plan import NotApplicable, complete_ballots, default_runs
+from scorehouse.transforms.synth import SynthSpec
 
 METRICS = 17
 MTEB_SYSTEMS, MTEB_TASKS, MTEB_MISSING = 700, 1_600, 0.9
@@ -101,9 +101,9 @@ def rank_task_level(ballots: pl.DataFrame) -> dict[str, str]:
 
 
 def run_bench(instances: int, workdir: Path) -> dict:
-    from flows.ingest import ingest_flow
-    from flows.rank import rank_flow
-    from flows.synth import write_synthetic
+    from scorehouse.flows.ingest import ingest_flow
+    from scorehouse.flows.rank import rank_flow
+    from scorehouse.flows.synth import write_synthetic
 
     steps = Steps()
     load_at_start = os.getloadavg()

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from aggregators.ranking import tie_classes
+from scorehouse.aggregators.ranking import tie_classes
 
 DATA = Path(__file__).resolve().parents[1] / "data/bundled/RankingNLPSystems/data"
 CASES = ("xtrem", "glue", "superglue")

@@ -42,9 +42,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from aggregators import build_profile
-from aggregators.robustness import compare_batch
-from aggregators.robustness_missing import PartialBorda
+from scorehouse.aggregators import build_profile
+from scorehouse.aggregators.robustness import compare_batch
+from scorehouse.aggregators.robustness_missing import PartialBorda
 
 DATA = Path(__file__).resolve().parents[1] / "data/bundled/MissingDataRanking/data_task"
 ETAS = np.linspace(0.0, 1.0, 20)  # the reference's grid of missing rates

@@ -28,12 +28,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from aggregators import AggregationError, NonPositiveScoresError, aggregate, condorcet_weights, paired_tests, prospective_winners, run
-from transforms.ballots import ballots
-from transforms.catalog import check_rules, resolve_metrics
-from transforms.parsers import parse_file
-from transforms.rank_plan import complete_ballots
-from transforms.validate import validate_rows
+from scorehouse.aggregators import AggregationError, NonPositiveScoresError, aggregate, condorcet_weights, paired_tests, prospective_winners, run
+from scorehouse.transforms.ballots import ballots
+from scorehouse.transforms.catalog import check_rules, resolve_metrics
+from scorehouse.transforms.parsers import parse_file
+from scorehouse.transforms.rank_plan import complete_ballots
+from scorehouse.transforms.validate import validate_rows
 
 REPO = Path(__file__).resolve().parents[1]
 TABLES = REPO / "data/bundled/vote_and_rank/tables"

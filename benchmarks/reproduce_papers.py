@@ -25,17 +25,17 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from aggregators import AggregationError, build_profile, kendall_tau, top_k_agreement  # noqa: E402
-from aggregators.disagreement import disagreement  # noqa: E402
-from aggregators.robustness import method_scores, summarise  # noqa: E402
-from aggregators.robustness_missing import missing_scores  # noqa: E402
+from scorehouse.aggregators import AggregationError, build_profile, kendall_tau, top_k_agreement  # noqa: E402
+from scorehouse.aggregators.disagreement import disagreement  # noqa: E402
+from scorehouse.aggregators.robustness import method_scores, summarise  # noqa: E402
+from scorehouse.aggregators.robustness_missing import missing_scores  # noqa: E402
 from benchmarks import colombo_reference_rule, missing_reference_rule  # noqa: E402
 from benchmarks.published_bundled import report  # noqa: E402
-from transforms.ballots import ballots  # noqa: E402
-from transforms.rank_plan import complete_ballots  # noqa: E402
-from warehouse.catalog import connect, query_frame  # noqa: E402
-from warehouse.queries import benchmark_scores  # noqa: E402
-from warehouse.storage import Warehouse  # noqa: E402
+from scorehouse.transforms.ballots import ballots  # noqa: E402
+from scorehouse.transforms.rank_plan import complete_ballots  # noqa: E402
+from scorehouse.warehouse.catalog import connect, query_frame  # noqa: E402
+from scorehouse.warehouse.queries import benchmark_scores  # noqa: E402
+from scorehouse.warehouse.storage import Warehouse  # noqa: E402
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "data/bundled/MissingDataRanking/task_level_correlations"
 SHOWN_ETAS = (1, 2, 4, 8, 12, 16, 18)  # indices into the published grid of 20 rates

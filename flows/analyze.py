@@ -22,22 +22,22 @@ import polars as pl
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from aggregators import REGISTRY, AggregationError, Profile, build_profile
-from aggregators.disagreement import disagreement
-from aggregators.robustness import method_scores, summarise
-from aggregators.robustness_missing import DEFAULT_RATES, missing_scores
-from aggregators.robustness_scaling import DEFAULT_FACTORS, rescaling
-from aggregators.robustness_synthetic import synthetic_truth
-from aggregators.robustness_tasks import task_subsets
-from flows.catalog_state import ensure_current_catalog
-from flows.common import io_task, refresh_catalog
-from flows.progress import progress as progress_of
-from flows.rank import read_benchmark
-from transforms.ballots import ballots as make_ballots
-from transforms.rank_plan import complete_ballots
-from warehouse.analyses import AnalysisRequest, write_analysis
-from warehouse.snapshots import canonical_parameters, code_version, input_fingerprint
-from warehouse.storage import Warehouse
+from scorehouse.aggregators import REGISTRY, AggregationError, Profile, build_profile
+from scorehouse.aggregators.disagreement import disagreement
+from scorehouse.aggregators.robustness import method_scores, summarise
+from scorehouse.aggregators.robustness_missing import DEFAULT_RATES, missing_scores
+from scorehouse.aggregators.robustness_scaling import DEFAULT_FACTORS, rescaling
+from scorehouse.aggregators.robustness_synthetic import synthetic_truth
+from scorehouse.aggregators.robustness_tasks import task_subsets
+from scorehouse.flows.catalog_state import ensure_current_catalog
+from scorehouse.flows.common import io_task, refresh_catalog
+from scorehouse.flows.progress import progress as progress_of
+from scorehouse.flows.rank import read_benchmark
+from scorehouse.transforms.ballots import ballots as make_ballots
+from scorehouse.transforms.rank_plan import complete_ballots
+from scorehouse.warehouse.analyses import AnalysisRequest, write_analysis
+from scorehouse.warehouse.snapshots import canonical_parameters, code_version, input_fingerprint
+from scorehouse.warehouse.storage import Warehouse
 
 EXPERIMENTS = ("agreement", "tasks", "missing", "scaling")
 LEVEL = "task"

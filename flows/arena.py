@@ -18,17 +18,17 @@ from dataclasses import dataclass
 import polars as pl
 from prefect import flow
 
-from aggregators import AggregationError, arena_leaderboard, ranking_table
-from flows.catalog_state import ensure_current_catalog
-from flows.common import io_task, refresh_catalog
-from flows.rank import rank_levels, selected_battles
-from warehouse.battle_filters import BattleSelection
-from warehouse.queries import battle_loads
-from warehouse.schema import ARENA_METHOD, BATTLE_LEVEL, METRICS
-from warehouse.snapshots import (
+from scorehouse.aggregators import AggregationError, arena_leaderboard, ranking_table
+from scorehouse.flows.catalog_state import ensure_current_catalog
+from scorehouse.flows.common import io_task, refresh_catalog
+from scorehouse.flows.rank import rank_levels, selected_battles
+from scorehouse.warehouse.battle_filters import BattleSelection
+from scorehouse.warehouse.queries import battle_loads
+from scorehouse.warehouse.schema import ARENA_METHOD, BATTLE_LEVEL, METRICS
+from scorehouse.warehouse.snapshots import (
     SnapshotRequest, canonical_parameters, code_version, coverage_frame, input_fingerprint, write_snapshot,
 )
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.storage import Warehouse
 
 LEVEL = 0.95  # the intervals' coverage
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from transforms.catalog import check_rules, resolve_metrics
-from warehouse.catalog import catalog_is_current, current_metric_keys, rebuild_catalog
-from warehouse.storage import Warehouse, read_metric_rules
+from scorehouse.transforms.catalog import check_rules, resolve_metrics
+from scorehouse.warehouse.catalog import catalog_is_current, current_metric_keys, rebuild_catalog
+from scorehouse.warehouse.storage import Warehouse, read_metric_rules
 
 
 def checked_metric_rules(warehouse: Warehouse) -> pl.DataFrame:

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from flows import commands
+from scorehouse.flows import commands
 
 
 def add_runner_options(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +25,7 @@ def add_runner_options(parser: argparse.ArgumentParser) -> None:
 
 def benchmark_option(value: str) -> str:
     """``--benchmark`` of ingest, checked before anything starts: a bad name is a usage error (exit 2)."""
-    from warehouse.names import BenchmarkNameError, check_benchmark_name
+    from scorehouse.warehouse.names import BenchmarkNameError, check_benchmark_name
 
     try:
         return check_benchmark_name(value)
@@ -35,7 +35,7 @@ def benchmark_option(value: str) -> str:
 
 def level_name(value: str) -> str:
     """``--level``: one of the levels a snapshot ranks (checked on use, so ``--help`` does not import Polars)."""
-    from warehouse.schema import SNAPSHOT_LEVELS
+    from scorehouse.warehouse.schema import SNAPSHOT_LEVELS
 
     if value not in SNAPSHOT_LEVELS:
         raise argparse.ArgumentTypeError(f"choose from {', '.join(SNAPSHOT_LEVELS)}, got {value!r}")
@@ -44,7 +44,7 @@ def level_name(value: str) -> str:
 
 def time_bound(value: str):  # noqa: ANN201 - a datetime; the module is imported on use
     """``--since``/``--until``: an ISO 8601 date or time (UTC when it has no offset)."""
-    from warehouse.battle_filters import as_utc
+    from scorehouse.warehouse.battle_filters import as_utc
 
     try:
         return as_utc(value)
@@ -55,7 +55,7 @@ def time_bound(value: str):  # noqa: ANN201 - a datetime; the module is imported
 
 def bothbad_rule(value: str) -> str:
     """``--bothbad``: one of the aggregators' rules for a both-bad tie (checked on use)."""
-    from aggregators.schemas import BOTHBAD_RULES
+    from scorehouse.aggregators.schemas import BOTHBAD_RULES
 
     if value not in BOTHBAD_RULES:
         raise argparse.ArgumentTypeError(f"choose from {', '.join(BOTHBAD_RULES)}, got {value!r}")
@@ -75,7 +75,7 @@ def add_battle_filters(parser: argparse.ArgumentParser) -> None:
 
 def add_home_option(parser: argparse.ArgumentParser, default: str | None) -> None:
     """``--home``, accepted before the command and after it; given in both places, the one after wins."""
-    parser.add_argument("--home", default=default, help="warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
+    parser.add_argument("--home", default=default, help="scorehouse.warehouse folder (default: $SCOREHOUSE_HOME or ./scorehouse-data)")
 
 
 def truth_value(value: str) -> bool:
@@ -250,7 +250,7 @@ def run_handler(args: argparse.Namespace) -> int:
     """
     if not args.prefect:
         return args.handler(args)
-    from flows.local_server import ServerError, prefect_api
+    from scorehouse.flows.local_server import ServerError, prefect_api
 
     try:
         with prefect_api(args.home, needs_server=args.prefect == "server"):
@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None, warm: bool = False) -> int:
     args = build_parser().parse_args(argv)
     if not (warm and args.prefect == "flow"):
         return run_command(args)
-    from flows import warm_worker
+    from scorehouse.flows import warm_worker
 
     environment = dict(os.environ)
     if not warm_worker.enabled(environment):
@@ -286,8 +286,8 @@ def main(argv: list[str] | None = None, warm: bool = False) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     """The parsed command, run in this process; its exit code, with the errors users fix said in one line."""
-    from transforms.catalog import MetricRulesError
-    from warehouse.catalog import WarehouseMissingError
+    from scorehouse.transforms.catalog import MetricRulesError
+    from scorehouse.warehouse.catalog import WarehouseMissingError
 
     try:
         if args.command in CATALOG_READERS:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
-from flows.console import print_analyses, print_arena, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
+from scorehouse.flows.console import print_analyses, print_arena, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
 
 
 class UsageError(Exception):
@@ -59,8 +59,8 @@ def without_heartbeats() -> Iterator[None]:
 
 
 def print_summary(home: str | None) -> None:
-    from warehouse.queries import warehouse_summary
-    from warehouse.storage import Warehouse
+    from scorehouse.warehouse.queries import warehouse_summary
+    from scorehouse.warehouse.storage import Warehouse
 
     print_frame(warehouse_summary(Warehouse(home)))
 
@@ -71,23 +71,23 @@ def check_metric_rules(home: str | None) -> None:
     The ingest itself checks them too (:func:`flows.ingest.ingest_files`), for
     callers of the flows; this call only spares the user Prefect's traceback.
     """
-    from flows.catalog_state import checked_metric_rules
-    from warehouse.storage import Warehouse
+    from scorehouse.flows.catalog_state import checked_metric_rules
+    from scorehouse.warehouse.storage import Warehouse
 
     checked_metric_rules(Warehouse(home))
 
 
 def current_catalog(home: str | None) -> None:
     """Rebuild the catalog first when it does not match the committed loads and rules (:mod:`flows.catalog_state`)."""
-    from flows.catalog_state import ensure_current_catalog
-    from warehouse.storage import Warehouse
+    from scorehouse.flows.catalog_state import ensure_current_catalog
+    from scorehouse.warehouse.storage import Warehouse
 
     ensure_current_catalog(Warehouse(home))
 
 
 def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
     """``flow`` with the task runner of ``--runner``/``--workers``/``--address``, and whether it is parallel."""
-    from flows.runners import RunnerError, runner_options
+    from scorehouse.flows.runners import RunnerError, runner_options
 
     try:
         options = runner_options(args.runner, args.workers, args.address)
@@ -133,8 +133,8 @@ def table_columns(args: argparse.Namespace, columns: dict[str, str]) -> dict[str
     Checked against every file before anything is ingested: options that do not fit a file
     (a column it lacks, a glob that matches none) are a usage error naming the file and its columns.
     """
-    from flows.ingest import expand_paths
-    from transforms.parsers.user_table import TableOptionsError, check_options, check_table
+    from scorehouse.flows.ingest import expand_paths
+    from scorehouse.transforms.parsers.user_table import TableOptionsError, check_options, check_table
 
     if not columns:
         if args.higher_is_better is not None:
@@ -159,7 +159,7 @@ def table_columns(args: argparse.Namespace, columns: dict[str, str]) -> dict[str
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     check_metric_rules(args.home)
-    from flows.ingest import files_ok, ingest_flow
+    from scorehouse.flows.ingest import files_ok, ingest_flow
 
     if not args.paths and not args.reparse:
         raise UsageError("scorehouse ingest: give the files or folders to ingest, or --reparse")
@@ -189,8 +189,8 @@ def nested_as_json(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-    from warehouse.catalog import RefusedQueryError, user_query
-    from warehouse.storage import Warehouse
+    from scorehouse.warehouse.catalog import RefusedQueryError, user_query
+    from scorehouse.warehouse.storage import Warehouse
 
     if args.format == "parquet" and args.output is None:
         print("scorehouse sql: --format parquet needs --output FILE", file=sys.stderr)
@@ -217,7 +217,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
 
 def _method_runs(args: argparse.Namespace):  # noqa: ANN202
-    from transforms.rank_plan import MethodRun, parse_parameters
+    from scorehouse.transforms.rank_plan import MethodRun, parse_parameters
 
     params = parse_parameters(args.param or [])
     if not args.method:
@@ -232,7 +232,7 @@ def _method_runs(args: argparse.Namespace):  # noqa: ANN202
 
 def battle_selection(args: argparse.Namespace, always: bool = False):  # noqa: ANN202 - BattleSelection | None
     """The battles the filters and ``--bothbad`` select; None when none of them is given (unless ``always``)."""
-    from warehouse.battle_filters import BattleFilters, BattleSelection
+    from scorehouse.warehouse.battle_filters import BattleFilters, BattleSelection
 
     filters = BattleFilters.of(judge=args.judge, category=args.category, language=args.language,
                                since=args.since, until=args.until)
@@ -242,7 +242,7 @@ def battle_selection(args: argparse.Namespace, always: bool = False):  # noqa: A
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
-    from flows.rank import rank_flow
+    from scorehouse.flows.rank import rank_flow
 
     runs = _method_runs(args)
     selection = battle_selection(args)
@@ -254,7 +254,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
-    from flows.arena import arena_flow
+    from scorehouse.flows.arena import arena_flow
 
     check_rank_selection(args, True)
     outcome = arena_flow(args.benchmark, home=args.home, battles=battle_selection(args, always=True),
@@ -265,8 +265,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
 def check_rank_selection(args: argparse.Namespace, battle_options: bool) -> None:
     """What to rank exists and fits the options (:func:`flows.rank.rank_levels`), checked before the flow
     starts, so a mistake is a usage error (exit 2), not a failed flow run."""
-    from flows.rank import RankSelectionError, rank_levels
-    from warehouse.storage import Warehouse
+    from scorehouse.flows.rank import RankSelectionError, rank_levels
+    from scorehouse.warehouse.storage import Warehouse
 
     current_catalog(args.home)
     try:
@@ -277,8 +277,8 @@ def check_rank_selection(args: argparse.Namespace, battle_options: bool) -> None
 
 
 def cmd_snapshots(args: argparse.Namespace) -> int:
-    from warehouse.queries import snapshot_listing
-    from warehouse.storage import Warehouse
+    from scorehouse.warehouse.queries import snapshot_listing
+    from scorehouse.warehouse.storage import Warehouse
 
     print_frame(snapshot_listing(Warehouse(args.home), args.benchmark), max_rows=args.max_rows)
     return 0
@@ -286,8 +286,8 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
 
 def cmd_refresh(args: argparse.Namespace) -> int:
     check_metric_rules(args.home)
-    from flows.ingest import files_ok
-    from flows.refresh import refresh_flow
+    from scorehouse.flows.ingest import files_ok
+    from scorehouse.flows.refresh import refresh_flow
 
     report = refresh_flow(inbox=str(args.inbox), home=args.home, reparse=args.reparse)
     if report.nothing_new:
@@ -300,7 +300,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the refresh flow; :func:`flows.cli.main` holds the home's Prefect server (schedules need one) meanwhile."""
-    from flows.refresh import serve_refresh
+    from scorehouse.flows.refresh import serve_refresh
 
     serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
     return 0
@@ -308,7 +308,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_server(args: argparse.Namespace) -> int:
     """Show, start or stop the local Prefect server of the warehouse home (see :mod:`flows.local_server`)."""
-    from flows.local_server import ServerError, ensure_server, live_state, server_files, stop_server
+    from scorehouse.flows.local_server import ServerError, ensure_server, live_state, server_files, stop_server
 
     files = server_files(args.home)
     if args.action == "start":
@@ -331,13 +331,13 @@ def cmd_server(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from aggregators.ranking_diff import diff_rankings
-    from warehouse.snapshots import read_snapshot
-    from warehouse.storage import Warehouse
+    from scorehouse.aggregators.ranking_diff import diff_rankings
+    from scorehouse.warehouse.snapshots import read_snapshot
+    from scorehouse.warehouse.storage import Warehouse
 
     warehouse = Warehouse(args.home)
     if args.latest:
-        from warehouse.queries import latest_diff_pairs
+        from scorehouse.warehouse.queries import latest_diff_pairs
 
         pairs = latest_diff_pairs(warehouse, args.benchmark, args.method)
         if not pairs:
@@ -355,21 +355,21 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from warehouse.storage import Warehouse
+    from scorehouse.warehouse.storage import Warehouse
 
     warehouse = Warehouse(args.home)
     if args.latest:
-        from warehouse.queries import latest_snapshot_ids
+        from scorehouse.warehouse.queries import latest_snapshot_ids
 
         ids = latest_snapshot_ids(warehouse, args.benchmark)
     else:
         ids = args.snapshot or []
     if args.format == "html":
-        from reports.report import write_report
+        from scorehouse.reports.report import write_report
 
         path = write_report(warehouse, ids, args.output)
     else:
-        from warehouse.exports import export_table, write_export
+        from scorehouse.warehouse.exports import export_table, write_export
 
         path = write_export(export_table(warehouse, ids), args.format, args.output)
     print(f"wrote {len(ids)} snapshot(s) to {path}")
@@ -379,9 +379,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_synth(args: argparse.Namespace) -> int:
     if args.battles is not None:
         return synth_arena(args)
-    from flows.synth import write_synthetic
-    from transforms.synth import SynthSpec, instances_for
-    from warehouse.dumps import DUMP_FORMATS
+    from scorehouse.flows.synth import write_synthetic
+    from scorehouse.transforms.synth import SynthSpec, instances_for
+    from scorehouse.warehouse.dumps import DUMP_FORMATS
 
     formats = tuple(args.format or DUMP_FORMATS)
     if not set(formats) <= set(DUMP_FORMATS):
@@ -404,8 +404,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 def synth_arena(args: argparse.Namespace) -> int:
     """``scorehouse synth --battles N``: a synthetic arena (:func:`flows.synth.write_synthetic_arena`)."""
-    from flows.synth import write_synthetic_arena
-    from warehouse.dumps import BATTLE_DUMP_FORMATS
+    from scorehouse.flows.synth import write_synthetic_arena
+    from scorehouse.warehouse.dumps import BATTLE_DUMP_FORMATS
 
     formats = tuple(args.format or BATTLE_DUMP_FORMATS)
     if not set(formats) <= set(BATTLE_DUMP_FORMATS):
@@ -421,7 +421,7 @@ def synth_arena(args: argparse.Namespace) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from flows.analyze import EXPERIMENTS, analyze_flow
+    from scorehouse.flows.analyze import EXPERIMENTS, analyze_flow
 
     experiments = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
     outcomes = analyze_flow(
@@ -435,8 +435,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: ingest the bundled real dumps, rank every benchmark, print the leaderboards, write the report."""
     check_metric_rules(args.home)
-    from flows.ingest import files_ok
-    from flows.run import run_flow
+    from scorehouse.flows.ingest import files_ok
+    from scorehouse.flows.run import run_flow
 
     report = run_flow(home=args.home, progress=True)
     print_ingest_report(report.ingest)

@@ -9,8 +9,8 @@ from prefect import Task, task
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State, TaskRun
 
-from flows.catalog_state import rebuild
-from warehouse.storage import Warehouse
+from scorehouse.flows.catalog_state import rebuild
+from scorehouse.warehouse.storage import Warehouse
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -58,7 +58,7 @@ def print_quarantine_reasons(outcomes) -> None:  # noqa: ANN001 - flows.ingest.F
 
 def print_rankings(outcomes) -> int:  # noqa: ANN001 - flows.rank.BenchmarkOutcome list
     """Print each benchmark's leaderboard; return how many methods failed."""
-    from reports.leaderboard import side_by_side
+    from scorehouse.reports.leaderboard import side_by_side
 
     failures = 0
     for outcome in outcomes:

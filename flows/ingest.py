@@ -23,23 +23,23 @@ from pathlib import Path
 import polars as pl
 from prefect import flow, get_run_logger
 
-from transforms.catalog import declared_rules
-from transforms.parsers import FORMATS, Format, ParseError, choose_format
-from transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE, NotScoresError, Parsed
-from transforms.segment_layouts import reconcile
-from transforms.validate import reason_counts, validate_loads
-from transforms.validate_battles import ValidatedBattles, validate_battles
-from flows.catalog_state import checked_metric_rules, ensure_current_catalog
-from flows.common import io_task, refresh_catalog
-from flows.ingest_plan import BATCH_FILES, FilePlan, batches, plan_files
-from flows.lineage import (
+from scorehouse.transforms.catalog import declared_rules
+from scorehouse.transforms.parsers import FORMATS, Format, ParseError, choose_format
+from scorehouse.transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE, NotScoresError, Parsed
+from scorehouse.transforms.segment_layouts import reconcile
+from scorehouse.transforms.validate import reason_counts, validate_loads
+from scorehouse.transforms.validate_battles import ValidatedBattles, validate_battles
+from scorehouse.flows.catalog_state import checked_metric_rules, ensure_current_catalog
+from scorehouse.flows.common import io_task, refresh_catalog
+from scorehouse.flows.ingest_plan import BATCH_FILES, FilePlan, batches, plan_files
+from scorehouse.flows.lineage import (
     ReparseError, benchmark_option, folder_of, lineage_notices, load_id_of, mapping_of, stale_loads,
 )
-from flows.progress import progress as progress_of
-from flows.runners import map_tasks
-from warehouse.names import check_benchmark_name
-from warehouse.schema import QUARANTINE, SCORES
-from warehouse.storage import LoadRecord, NewLoad, RawMissingError, Warehouse, partition_names
+from scorehouse.flows.progress import progress as progress_of
+from scorehouse.flows.runners import map_tasks
+from scorehouse.warehouse.names import check_benchmark_name
+from scorehouse.warehouse.schema import QUARANTINE, SCORES
+from scorehouse.warehouse.storage import LoadRecord, NewLoad, RawMissingError, Warehouse, partition_names
 
 # Files in a data folder that document it rather than hold scores.
 DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")

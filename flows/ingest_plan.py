@@ -33,10 +33,10 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import choose_format
-from flows.lineage import folder_of, load_id_of, revert_id
-from warehouse.schema import UNVERSIONED_PARSER
-from warehouse.storage import Warehouse, sha256_of
+from scorehouse.transforms.parsers import choose_format
+from scorehouse.flows.lineage import folder_of, load_id_of, revert_id
+from scorehouse.warehouse.schema import UNVERSIONED_PARSER
+from scorehouse.warehouse.storage import Warehouse, sha256_of
 
 # A batch: 2,000 MTEB results parse in about 3 s and hold about 600,000 rows (some 150 MB in memory);
 # 32 MB of text is a large WMT segment file, whose rows alone take a few hundred MB.

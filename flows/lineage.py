@@ -18,9 +18,9 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import FORMATS, Format
-from warehouse.schema import UNVERSIONED_PARSER
-from warehouse.storage import Warehouse
+from scorehouse.transforms.parsers import FORMATS, Format
+from scorehouse.warehouse.schema import UNVERSIONED_PARSER
+from scorehouse.warehouse.storage import Warehouse
 
 
 class ReparseError(ValueError):

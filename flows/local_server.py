@@ -40,15 +40,15 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse.atomic import file_lock
-from warehouse.names import resolve_home
+from scorehouse.warehouse.atomic import file_lock
+from scorehouse.warehouse.names import resolve_home
 
 MODE_ENV = "SCOREHOUSE_PREFECT"  # "server" (default): the shared local server; "ephemeral": Prefect's per-process API
 IDLE_ENV = "SCOREHOUSE_SERVER_IDLE_SECONDS"
 DEFAULT_IDLE_SECONDS = 300
 START_TIMEOUT_SECONDS = 120
 STOP_TIMEOUT_SECONDS = 30
-DAEMON_MODULE = "flows.server_daemon"
+DAEMON_MODULE = "scorehouse.flows.server_daemon"
 
 
 class ServerError(RuntimeError):

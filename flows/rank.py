@@ -25,7 +25,7 @@ import polars as pl
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from aggregators import (
+from scorehouse.aggregators import (
     REGISTRY,
     AggregationError,
     InvalidParameterError,
@@ -42,18 +42,18 @@ from aggregators import (
     played_matrix,
     run,
 )
-from flows.catalog_state import ensure_current_catalog
-from aggregators.pairwise import co_scored, coverage_partial
-from flows.common import io_task, refresh_catalog
-from flows.progress import progress as progress_of
-from flows.runners import map_tasks
-from transforms.ballots import ballots as make_ballots
-from transforms.rank_plan import MethodRun, NotApplicable, complete_ballots, default_runs
-from warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition_arrow
-from warehouse.battle_filters import BattleFilters, BattleSelection
-from warehouse.queries import battle_loads, benchmark_scores, read_battles
-from warehouse.schema import BATTLE_LEVEL, METRICS
-from warehouse.snapshots import (
+from scorehouse.flows.catalog_state import ensure_current_catalog
+from scorehouse.aggregators.pairwise import co_scored, coverage_partial
+from scorehouse.flows.common import io_task, refresh_catalog
+from scorehouse.flows.progress import progress as progress_of
+from scorehouse.flows.runners import map_tasks
+from scorehouse.transforms.ballots import ballots as make_ballots
+from scorehouse.transforms.rank_plan import MethodRun, NotApplicable, complete_ballots, default_runs
+from scorehouse.warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition_arrow
+from scorehouse.warehouse.battle_filters import BattleFilters, BattleSelection
+from scorehouse.warehouse.queries import battle_loads, benchmark_scores, read_battles
+from scorehouse.warehouse.schema import BATTLE_LEVEL, METRICS
+from scorehouse.warehouse.snapshots import (
     SnapshotRequest,
     canonical_parameters,
     code_version,
@@ -61,7 +61,7 @@ from warehouse.snapshots import (
     input_fingerprint,
     write_snapshot,
 )
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.storage import Warehouse
 
 
 COVERAGE = "coverage"  # the key of the coverage among a partition's partial sums
@@ -136,7 +136,7 @@ def partition_partial(
 ) -> dict[str, Partial]:
     """Read one partition and reduce it to each method's partial sums, and its coverage under
     :data:`COVERAGE` (a read only: safe to retry or repeat)."""
-    from transforms.dense import dense_partition  # pyarrow.compute: loaded by instance-level ranks only
+    from scorehouse.transforms.dense import dense_partition  # pyarrow.compute: loaded by instance-level ranks only
 
     dense = dense_partition(read_partition_arrow(warehouse, partition), metrics, systems)
     return partition_partials(dense, methods) | {COVERAGE: coverage_partial(dense)}

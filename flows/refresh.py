@@ -17,13 +17,13 @@ from pathlib import Path
 
 from prefect import flow
 
-from flows.common import io_task
-from flows.ingest import FileOutcome, ingest_files, log_outcome, refresh_catalog_after, reparse_stale
-from flows.lineage import lineage_notices, stale_loads
-from flows.rank import BenchmarkOutcome, rank_flow
-from flows.serving import serve_until_stopped
-from warehouse.inbox import inbox_lock, move_out, new_files
-from warehouse.storage import Warehouse
+from scorehouse.flows.common import io_task
+from scorehouse.flows.ingest import FileOutcome, ingest_files, log_outcome, refresh_catalog_after, reparse_stale
+from scorehouse.flows.lineage import lineage_notices, stale_loads
+from scorehouse.flows.rank import BenchmarkOutcome, rank_flow
+from scorehouse.flows.serving import serve_until_stopped
+from scorehouse.warehouse.inbox import inbox_lock, move_out, new_files
+from scorehouse.warehouse.storage import Warehouse
 
 DEPLOYMENT_NAME = "scorehouse-refresh"
 

@@ -15,12 +15,12 @@ from pathlib import Path
 
 from prefect import flow
 
-from flows.common import io_task
-from flows.ingest import IngestReport, expand_paths, ingest_flow
-from flows.rank import BenchmarkOutcome, rank_flow
-from reports.report import write_report
-from warehouse.queries import latest_snapshot_ids
-from warehouse.storage import Warehouse
+from scorehouse.flows.common import io_task
+from scorehouse.flows.ingest import IngestReport, expand_paths, ingest_flow
+from scorehouse.flows.rank import BenchmarkOutcome, rank_flow
+from scorehouse.reports.report import write_report
+from scorehouse.warehouse.queries import latest_snapshot_ids
+from scorehouse.warehouse.storage import Warehouse
 
 BUNDLED_DATA = Path(__file__).resolve().parent.parent / "data" / "bundled"
 REPORT_NAME = "report.html"

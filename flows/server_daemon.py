@@ -21,8 +21,8 @@ import threading
 import time
 from pathlib import Path
 
-from flows.local_server import ServerFiles
-from warehouse.atomic import file_lock, write_json
+from scorehouse.flows.local_server import ServerFiles
+from scorehouse.warehouse.atomic import file_lock, write_json
 
 
 def watch_idle(files: ServerFiles, idle: float, stop: threading.Event, on_idle) -> None:  # noqa: ANN001 - a callback

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.synth import SynthSpec, plan, scores_in, summary_of, task_frame
-from transforms.synth_battles import synth_battles
-from warehouse.dumps import BATTLE_DUMP_FORMATS, DUMP_FORMATS, check_formats, write_battles_dump, write_spec, write_task_dump
+from scorehouse.transforms.synth import SynthSpec, plan, scores_in, summary_of, task_frame
+from scorehouse.transforms.synth_battles import synth_battles
+from scorehouse.warehouse.dumps import BATTLE_DUMP_FORMATS, DUMP_FORMATS, check_formats, write_battles_dump, write_spec, write_task_dump
 
 
 def write_synthetic(spec: SynthSpec, out: str | Path, formats: tuple[str, ...] = DUMP_FORMATS) -> dict:

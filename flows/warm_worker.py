@@ -59,18 +59,18 @@ import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
-from flows.cli import flush_streams
-from flows.local_server import MODE_ENV, ServerFiles, idle_seconds, is_daemon, live_state, read_state, server_files
-from warehouse.atomic import file_lock
+from scorehouse.flows.cli import flush_streams
+from scorehouse.flows.local_server import MODE_ENV, ServerFiles, idle_seconds, is_daemon, live_state, read_state, server_files
+from scorehouse.warehouse.atomic import file_lock
 
 SWITCH_ENV = "SCOREHOUSE_WORKER"  # "off": every command runs in its own process
-WORKER_MODULE = "flows.warm_worker"
+WORKER_MODULE = "scorehouse.flows.warm_worker"
 REPO = Path(__file__).resolve().parent.parent
-SOURCE_FOLDERS = ("flows", "warehouse", "transforms", "aggregators", "reports")
+SOURCE_FOLDERS = ("scorehouse.flows", "scorehouse.warehouse", "scorehouse.transforms", "scorehouse.aggregators", "scorehouse.reports")
 # What a child would import lazily, imported once here (the default rank methods' solvers included).
 WARM_IMPORTS = (
-    "prefect", "flows.commands", "flows.ingest", "flows.rank", "flows.arena", "flows.refresh", "flows.analyze",
-    "flows.run", "scipy.optimize", "scipy.sparse.csgraph", "scipy.special", "pyarrow.compute",
+    "prefect", "scorehouse.flows.commands", "scorehouse.flows.ingest", "scorehouse.flows.rank", "scorehouse.flows.arena", "scorehouse.flows.refresh", "scorehouse.flows.analyze",
+    "scorehouse.flows.run", "scipy.optimize", "scipy.sparse.csgraph", "scipy.special", "pyarrow.compute",
 )
 POLL_SECONDS = 1.0
 REFUSED, STARTED, EXITED = b"R", b"P", b"X"
@@ -186,7 +186,7 @@ def serve(files: ServerFiles) -> None:
             return  # another worker serves this home, or there is no server to serve with
         environment, code = environment_key(dict(os.environ)), code_key()  # before imports can change either
         os.environ["PREFECT_API_URL"] = server.url
-        from flows.commands import quiet_prefect
+        from scorehouse.flows.commands import quiet_prefect
 
         quiet_prefect()  # Prefect reads its logging settings on import, as a command's run_handler has them
         for module in WARM_IMPORTS:
@@ -275,7 +275,7 @@ def run_child(connection: socket.socket, listener: socket.socket, fds: list[int]
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
-        from flows import cli
+        from scorehouse.flows import cli
 
         sys.argv = ["scorehouse", *request["argv"]]
         code = cli.main(request["argv"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from transforms.rank_plan import MethodRun
+from scorehouse.transforms.rank_plan import MethodRun
 
 REFERENCE_METHOD = "mean"
 

@@ -24,19 +24,19 @@ from typing import Any
 
 import polars as pl
 
-from aggregators import AggregationError, arena_matrices, kendall_tau, pairwise_confidence, top_k_agreement
-from reports.leaderboard import REFERENCE_METHOD
-from reports.report_html import Agreement, BattleMatrices, MethodColumn, Pairwise, Section, render_report
-from transforms.ballots import ballots as make_ballots
-from transforms.rank_plan import INSTANCE_DEFAULTS, TASK_DEFAULTS, MethodRun
-from warehouse.atomic import write_text
-from warehouse.exports import ExportError
-from reports.analysis_plots import band_plot, method_colours
-from warehouse.battle_filters import BattleSelection
-from warehouse.queries import battle_loads, benchmark_scores, latest_analysis_summary, read_battles
-from warehouse.schema import ARENA_METHOD, BATTLE_LEVEL, METRICS
-from warehouse.snapshots import input_fingerprint, read_arena, read_coverage, read_snapshot
-from warehouse.storage import Warehouse
+from scorehouse.aggregators import AggregationError, arena_matrices, kendall_tau, pairwise_confidence, top_k_agreement
+from scorehouse.reports.leaderboard import REFERENCE_METHOD
+from scorehouse.reports.report_html import Agreement, BattleMatrices, MethodColumn, Pairwise, Section, render_report
+from scorehouse.transforms.ballots import ballots as make_ballots
+from scorehouse.transforms.rank_plan import INSTANCE_DEFAULTS, TASK_DEFAULTS, MethodRun
+from scorehouse.warehouse.atomic import write_text
+from scorehouse.warehouse.exports import ExportError
+from scorehouse.reports.analysis_plots import band_plot, method_colours
+from scorehouse.warehouse.battle_filters import BattleSelection
+from scorehouse.warehouse.queries import battle_loads, benchmark_scores, latest_analysis_summary, read_battles
+from scorehouse.warehouse.schema import ARENA_METHOD, BATTLE_LEVEL, METRICS
+from scorehouse.warehouse.snapshots import input_fingerprint, read_arena, read_coverage, read_snapshot
+from scorehouse.warehouse.storage import Warehouse
 
 TOP_N = 20  # systems shown in a pairwise heatmap
 DELTA = 0.05  # 95% Hoeffding intervals

@@ -26,7 +26,7 @@ from typing import Any
 
 import polars as pl
 
-from reports.leaderboard import rank_change_arrow
+from scorehouse.reports.leaderboard import rank_change_arrow
 
 TITLE = "scorehouse ranking report"
 # Everything inline; nothing may be fetched (a violation is logged as a console error).

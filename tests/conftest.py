@@ -43,7 +43,7 @@ def processes_under(module: str, folder: Path) -> list[int]:
 
 def server_daemons_under(folder: Path) -> list[int]:
     """Pids of local Prefect servers (flows.server_daemon) whose state folder is under ``folder``."""
-    return processes_under("flows.server_daemon", folder)
+    return processes_under("scorehouse.flows.server_daemon", folder)
 
 
 def warm_workers_under(folder: Path, grace: float = 0.0) -> list[int]:
@@ -52,7 +52,7 @@ def warm_workers_under(folder: Path, grace: float = 0.0) -> list[int]:
     A worker leaves within a second of its server's end: ``grace`` lets it.
     """
     deadline = time.monotonic() + grace
-    while (left := processes_under("flows.warm_worker", folder)) and time.monotonic() < deadline:
+    while (left := processes_under("scorehouse.flows.warm_worker", folder)) and time.monotonic() < deadline:
         time.sleep(0.2)
     return left
 

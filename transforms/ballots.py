@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from transforms.catalog import with_catalog
-from warehouse.schema import GROUP_KEYS, LEVELS, VOTER_KEYS, VOTER_SEPARATOR
+from scorehouse.transforms.catalog import with_catalog
+from scorehouse.warehouse.schema import GROUP_KEYS, LEVELS, VOTER_KEYS, VOTER_SEPARATOR
 
 
 class BallotsError(ValueError):

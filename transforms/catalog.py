@@ -22,7 +22,7 @@ import re
 
 import polars as pl
 
-from warehouse.schema import METRIC_RULES, METRICS, conform
+from scorehouse.warehouse.schema import METRIC_RULES, METRICS, conform
 
 KEY = ("benchmark", "task", "metric")
 OPTIONAL_RULE_COLUMNS = ("note", "group_weight")

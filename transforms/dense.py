@@ -29,9 +29,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from transforms.ballots import voter_group
-from transforms.catalog import uncovered
-from warehouse.schema import METRICS, VOTER_SEPARATOR
+from scorehouse.transforms.ballots import voter_group
+from scorehouse.transforms.catalog import uncovered
+from scorehouse.warehouse.schema import METRICS, VOTER_SEPARATOR
 
 
 class DensePartitionError(ValueError):

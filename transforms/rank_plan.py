@@ -35,9 +35,9 @@ from typing import Any
 
 import polars as pl
 
-from aggregators import REGISTRY
-from aggregators.errors import AggregationError, InvalidParameterError
-from warehouse.schema import BATTLE_LEVEL
+from scorehouse.aggregators import REGISTRY
+from scorehouse.aggregators.errors import AggregationError, InvalidParameterError
+from scorehouse.warehouse.schema import BATTLE_LEVEL
 
 TASK_DEFAULTS = ("mean", "borda", "kemeny", "copeland", "minimax")
 DEFAULT_KEMENY_SECONDS = 5.0

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from transforms.parsers.base import Parsed
+from scorehouse.transforms.parsers.base import Parsed
 
 TEST_SET = ["benchmark", "task"]
 

@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import polars as pl
 
-from aggregators.errors import InvalidParameterError
-from aggregators.synthetic import gumbel_scores, system_names, true_ranking
+from scorehouse.aggregators.errors import InvalidParameterError
+from scorehouse.aggregators.synthetic import gumbel_scores, system_names, true_ranking
 
 DECIMALS = 6
 

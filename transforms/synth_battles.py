@@ -33,7 +33,7 @@ from datetime import datetime, timedelta
 import numpy as np
 import polars as pl
 
-from aggregators.schemas import MODEL_A, MODEL_B, TSTAMP, WINNER, WINNER_A, WINNER_B, WINNER_BOTHBAD, WINNER_TIE
+from scorehouse.aggregators.schemas import MODEL_A, MODEL_B, TSTAMP, WINNER, WINNER_A, WINNER_B, WINNER_BOTHBAD, WINNER_TIE
 
 JUDGES = (("human", 0.0), ("judge-large", 0.5), ("judge-small", 1.5))  # (name, noise sd on the strength gap)
 CATEGORIES = ("coding", "math", "writing", "reasoning", "chat")

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from transforms.validate_battles import BATTLE_REASON_CLASSES
-from warehouse.schema import PARSER_REASON, QUARANTINE, SCORES, conform, parsed_schema
+from scorehouse.transforms.validate_battles import BATTLE_REASON_CLASSES
+from scorehouse.warehouse.schema import PARSER_REASON, QUARANTINE, SCORES, conform, parsed_schema
 
 VOTER_KEY = ("benchmark", "task", "metric", "instance", "system")
 

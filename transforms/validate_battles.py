@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from warehouse.schema import (
+from scorehouse.warehouse.schema import (
     BATTLE_FIELDS, BATTLE_WINNERS, BATTLES, BATTLES_QUARANTINE, PARSER_REASON, conform, parsed_battles_schema,
 )
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import polars as pl
 
-from warehouse.schema import ANALYSIS_MANIFEST
-from warehouse.snapshots import snapshot_id
-from warehouse import atomic
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.schema import ANALYSIS_MANIFEST
+from scorehouse.warehouse.snapshots import snapshot_id
+from scorehouse.warehouse import atomic
+from scorehouse.warehouse.storage import Warehouse
 
 
 @dataclass(frozen=True)

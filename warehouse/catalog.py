@@ -64,8 +64,8 @@ from pathlib import Path
 
 import polars as pl
 
-from aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA, SUMMARY_SCHEMA, TABLE_SCHEMA
-from warehouse.schema import (
+from scorehouse.aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA, SUMMARY_SCHEMA, TABLE_SCHEMA
+from scorehouse.warehouse.schema import (
     ANALYSIS_MANIFEST,
     BATTLES,
     BATTLES_QUARANTINE,
@@ -80,9 +80,9 @@ from warehouse.schema import (
     VOTER_KEYS,
     VOTER_SEPARATOR,
 )
-from warehouse.snapshots import SNAPSHOT_RANKING
-from warehouse.atomic import write_parquet, written_aside
-from warehouse.sql import (
+from scorehouse.warehouse.snapshots import SNAPSHOT_RANKING
+from scorehouse.warehouse.atomic import write_parquet, written_aside
+from scorehouse.warehouse.sql import (
     ANALYSIS,
     SCORE_CELL,
     SNAPSHOT,
@@ -94,7 +94,7 @@ from warehouse.sql import (
     sql_literal,
     sql_path,
 )
-from warehouse.storage import Warehouse, metric_rule_files
+from scorehouse.warehouse.storage import Warehouse, metric_rule_files
 
 class WarehouseMissingError(FileNotFoundError):
     """There is no catalog at the warehouse home yet: ingest something first."""

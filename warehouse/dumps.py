@@ -23,7 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse import atomic
+from scorehouse.warehouse import atomic
 
 DUMP_FORMATS = ("csv", "parquet")
 BATTLE_DUMP_FORMATS = ("jsonl", "parquet")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.atomic import written_aside
-from warehouse.snapshots import SNAPSHOT_RANKING, read_snapshot
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.atomic import written_aside
+from scorehouse.warehouse.snapshots import SNAPSHOT_RANKING, read_snapshot
+from scorehouse.warehouse.storage import Warehouse
 
 EXPORT_FORMATS = ("csv", "parquet", "json")
 METADATA_COLUMNS = ("snapshot_id", "benchmark", "level", "method", "parameters", "created_at", "code_version")

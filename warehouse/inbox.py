@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from warehouse.atomic import file_lock
+from scorehouse.warehouse.atomic import file_lock
 
 PROCESSED = "processed"
 REJECTED = "rejected"

@@ -23,9 +23,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from warehouse.catalog import connect
-from warehouse.schema import METRICS, SCORES, conform
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.catalog import connect
+from scorehouse.warehouse.schema import METRICS, SCORES, conform
+from scorehouse.warehouse.storage import Warehouse
 
 PARTITION_ROWS = 4_000_000
 PARTITION_CELLS = 8_000_000

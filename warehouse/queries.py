@@ -8,10 +8,10 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.battle_filters import as_utc
-from warehouse.catalog import connect, query_frame
-from warehouse.schema import BATTLES, METRICS, SCORES
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.battle_filters import as_utc
+from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.schema import BATTLES, METRICS, SCORES
+from scorehouse.warehouse.storage import Warehouse
 
 METRIC_COLUMNS = ", ".join(f'"{c}"' for c in METRICS)  # "group" is an SQL keyword
 

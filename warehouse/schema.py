@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from aggregators.schemas import WINNER_VALUES
+from scorehouse.aggregators.schemas import WINNER_VALUES
 
 # What a parser emits: one row per published cell, value still as text so that
 # validation (not the parser) decides what is a usable number (or Float64 from

@@ -27,13 +27,13 @@ from typing import Any
 
 import polars as pl
 
-from aggregators.schemas import RANKING_SCHEMA
+from scorehouse.aggregators.schemas import RANKING_SCHEMA
 import numpy as np
 
-from warehouse.schema import ARENA_LEADERBOARD, SNAPSHOT_COVERAGE, SNAPSHOT_MANIFEST
-from warehouse.sql import SNAPSHOT, query_files, relation
-from warehouse import atomic
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.schema import ARENA_LEADERBOARD, SNAPSHOT_COVERAGE, SNAPSHOT_MANIFEST
+from scorehouse.warehouse.sql import SNAPSHOT, query_files, relation
+from scorehouse.warehouse import atomic
+from scorehouse.warehouse.storage import Warehouse
 
 # A snapshot stores the aggregators' ranking contract as is: its schema is theirs.
 SNAPSHOT_RANKING = RANKING_SCHEMA
@@ -43,7 +43,7 @@ SNAPSHOT_RANKING = RANKING_SCHEMA
 # purpose: they change loads, whose ids the input fingerprint already holds, so editing a COCO
 # parser must not give every snapshot of every benchmark a new id.
 RANK_CODE = (
-    "aggregators",
+    "scorehouse.aggregators",
     "transforms/ballots.py",
     "transforms/catalog.py",
     "transforms/dense.py",

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import LOADS, UNVERSIONED_PARSER
+from scorehouse.warehouse.schema import LOADS, UNVERSIONED_PARSER
 
 DUCKDB_TYPES = {
     pl.String: "VARCHAR",

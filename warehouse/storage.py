@@ -40,9 +40,9 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse import atomic
-from warehouse.names import check_benchmark_name, resolve_home
-from warehouse.schema import (
+from scorehouse.warehouse import atomic
+from scorehouse.warehouse.names import check_benchmark_name, resolve_home
+from scorehouse.warehouse.schema import (
     SEGMENT_LAYOUTS,
     BATTLES,
     BATTLES_QUARANTINE,
@@ -55,7 +55,7 @@ from warehouse.schema import (
     SYSTEMS,
     conform,
 )
-from warehouse.sql import loads_relation, query_files
+from scorehouse.warehouse.sql import loads_relation, query_files
 
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()

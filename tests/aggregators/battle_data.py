@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from aggregators.schemas import WINNER_VALUES
+from scorehouse.aggregators.schemas import WINNER_VALUES
 
 NAMES = ("zeta", "alpha", "Mu", "beta-2", "beta-10", "omega")
 

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from aggregators import InvalidParameterError, arena_leaderboard, arena_matrices
+from scorehouse.aggregators import InvalidParameterError, arena_leaderboard, arena_matrices
 from tests.aggregators.battle_data import random_battles
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from polars.testing import assert_frame_equal
 
-from aggregators import InvalidBattlesError, paired_tests, paired_tests_battles, pairwise_confidence_battles
+from scorehouse.aggregators import InvalidBattlesError, paired_tests, paired_tests_battles, pairwise_confidence_battles
 from tests.aggregators.battle_data import ballots_of, random_battles
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from aggregators import (
+from scorehouse.aggregators import (
     InvalidBattlesError,
     InvalidParameterError,
     REGISTRY,
@@ -19,9 +19,9 @@ from aggregators import (
     build_battles,
     run,
 )
-from aggregators.pairwise import pair_counts
-from aggregators.profile import build_profile
-from aggregators.registry import BattlesForm, register
+from scorehouse.aggregators.pairwise import pair_counts
+from scorehouse.aggregators.profile import build_profile
+from scorehouse.aggregators.registry import BattlesForm, register
 from tests.aggregators.battle_data import ballots_of, hand_elo, play_order, random_battles
 
 

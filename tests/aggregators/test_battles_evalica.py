@@ -15,7 +15,7 @@ import evalica
 import numpy as np
 import pytest
 
-from aggregators import aggregate_battles
+from scorehouse.aggregators import aggregate_battles
 from tests.aggregators.battle_data import play_order, random_battles
 
 WINNERS = {"model_a": evalica.Winner.X, "model_b": evalica.Winner.Y, "tie": evalica.Winner.Draw,

@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import connected_components
 
-from aggregators import InvalidParameterError, bootstrap, build_profile
-from aggregators.bootstrapping import _counts_by_voters, _voter_draws, tie_groups
-from aggregators.pairwise import pair_counts
-from aggregators.profile import Profile
+from scorehouse.aggregators import InvalidParameterError, bootstrap, build_profile
+from scorehouse.aggregators.bootstrapping import _counts_by_voters, _voter_draws, tie_groups
+from scorehouse.aggregators.pairwise import pair_counts
+from scorehouse.aggregators.profile import Profile
 from tests.aggregators.strategies_paired import ballots_from_matrix, pairformance_ballots, score_matrices
 
 

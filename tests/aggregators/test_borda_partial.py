@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from aggregators import InvalidBallotsError, InvalidParameterError, aggregate, build_profile, pairwise_probabilities
-from aggregators.ranking import tie_classes
+from scorehouse.aggregators import InvalidBallotsError, InvalidParameterError, aggregate, build_profile, pairwise_probabilities
+from scorehouse.aggregators.ranking import tie_classes
 from tests.aggregators.strategies_missing import (
     complete_profiles,
     enumerate_compatible,

@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from aggregators import InvalidParameterError, aggregate, run
-from aggregators.bradley_terry import bradley_terry_counts, components
-from aggregators.pairwise import PairCounts
+from scorehouse.aggregators import InvalidParameterError, aggregate, run
+from scorehouse.aggregators.bradley_terry import bradley_terry_counts, components
+from scorehouse.aggregators.pairwise import PairCounts
 from tests.aggregators.strategies_paired import ballots_from_matrix, count_matrices, pairformance_ballots
 
 

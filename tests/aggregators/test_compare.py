@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import kendalltau, spearmanr
 
-from aggregators import (
+from scorehouse.aggregators import (
     REGISTRY,
     InvalidParameterError,
     discriminative_power,

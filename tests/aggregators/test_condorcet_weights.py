@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from aggregators import InvalidParameterError, condorcet_weights, prospective_winners
+from scorehouse.aggregators import InvalidParameterError, condorcet_weights, prospective_winners
 from tests.aggregators import references
 from tests.aggregators.conftest import ballots
 

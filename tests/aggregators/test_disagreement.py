@@ -4,9 +4,9 @@
 import numpy as np
 import polars as pl
 
-from aggregators import aggregate, build_profile, kendall_tau
-from aggregators.disagreement import disagreement, task_scores
-from aggregators.robustness import method_scores
+from scorehouse.aggregators import aggregate, build_profile, kendall_tau
+from scorehouse.aggregators.disagreement import disagreement, task_scores
+from scorehouse.aggregators.robustness import method_scores
 
 # x wins T1-T3 narrowly but is 60 points below the median on T4: the mean ranks it lower than Borda.
 SCORES = {

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aggregators import InvalidParameterError, aggregate, build_profile
-from aggregators.pairwise import games
+from scorehouse.aggregators import InvalidParameterError, aggregate, build_profile
+from scorehouse.aggregators.pairwise import games
 from tests.aggregators.strategies_paired import ballots_from_matrix, score_matrices
 
 

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aggregators import InvalidParameterError, build_profile, run
-from aggregators.kemeny import DP_MAX_SYSTEMS, kemeny_order
-from aggregators.kemeny_ilp import solve_order
-from aggregators.majority import majority
-from aggregators.majority_components import majority_blocks
-from aggregators.synthetic import synthetic_ballots
+from scorehouse.aggregators import InvalidParameterError, build_profile, run
+from scorehouse.aggregators.kemeny import DP_MAX_SYSTEMS, kemeny_order
+from scorehouse.aggregators.kemeny_ilp import solve_order
+from scorehouse.aggregators.majority import majority
+from scorehouse.aggregators.majority_components import majority_blocks
+from scorehouse.aggregators.synthetic import synthetic_ballots
 from tests.aggregators import references
 from tests.aggregators.conftest import ballots
 
@@ -217,7 +217,7 @@ def _broken_rows_by_brute_force(x: np.ndarray, pair: dict[tuple[int, int], int],
 
 @pytest.mark.parametrize("n", [3, 6, 11])
 def test_the_violated_3_cycle_rows_are_those_of_brute_force(n):
-    from aggregators.kemeny_ilp import _Program
+    from scorehouse.aggregators.kemeny_ilp import _Program
 
     rng = np.random.default_rng(n)
     program = _Program.build(rng.random((n, n)), 1.0)
@@ -232,7 +232,7 @@ def test_the_violated_3_cycle_rows_are_those_of_brute_force(n):
 
 
 def test_a_round_adds_the_most_violated_rows_up_to_its_limit(monkeypatch):
-    import aggregators.kemeny_ilp as kemeny_ilp
+    import scorehouse.aggregators.kemeny_ilp as kemeny_ilp
 
     n = 12
     rng = np.random.default_rng(5)
@@ -250,7 +250,7 @@ def test_a_round_adds_the_most_violated_rows_up_to_its_limit(monkeypatch):
 
 def test_the_default_run_gives_kemeny_the_documented_budget():
     """README: the default methods give ``kemeny`` 5 s (asked for by name it keeps its 60 s)."""
-    from transforms.rank_plan import default_runs
+    from scorehouse.transforms.rank_plan import default_runs
 
     kemeny_runs = [r for r in default_runs("task", False) if r.method == "kemeny"]
     assert [r.params for r in kemeny_runs] == [{"time_limit": 5.0}]

@@ -4,7 +4,7 @@ import polars as pl
 import pytest
 from hypothesis import given
 
-from aggregators import aggregate, run
+from scorehouse.aggregators import aggregate, run
 from tests.aggregators import references
 from tests.aggregators.conftest import ballots
 

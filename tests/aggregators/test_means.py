@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import gmean, hmean
 
-from aggregators import InvalidParameterError, NonPositiveScoresError, aggregate, run
+from scorehouse.aggregators import InvalidParameterError, NonPositiveScoresError, aggregate, run
 from tests.aggregators import references
 from tests.aggregators.conftest import ballots
 

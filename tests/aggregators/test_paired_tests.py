@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from aggregators import InvalidBallotsError, InvalidParameterError, paired_tests
-from aggregators.paired_testing import holm
+from scorehouse.aggregators import InvalidBallotsError, InvalidParameterError, paired_tests
+from scorehouse.aggregators.paired_testing import holm
 from tests.aggregators.strategies_paired import ballots_from_matrix, pairformance_ballots
 
 

@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aggregators import build_profile
-from aggregators.pairwise import games, pair_counts
+from scorehouse.aggregators import build_profile
+from scorehouse.aggregators.pairwise import games, pair_counts
 from tests.aggregators.strategies_paired import ballots_from_matrix, score_matrices
 
 

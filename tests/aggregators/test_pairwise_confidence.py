@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from scipy.stats import norm
 
-from aggregators import InvalidParameterError, pairwise_confidence
+from scorehouse.aggregators import InvalidParameterError, pairwise_confidence
 from tests.aggregators.strategies_missing import enumerate_compatible, partial_profiles, system_names, to_ballots
 
 

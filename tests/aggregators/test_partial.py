@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aggregators import REGISTRY, InvalidParameterError, Voters, build_profile, combine, finish_partitioned, run
-from aggregators.borda import borda_points
-from aggregators.errors import InvalidBallotsError
-from aggregators.synthetic import synthetic_ballots
-from transforms.rank_plan import complete_ballots
+from scorehouse.aggregators import REGISTRY, InvalidParameterError, Voters, build_profile, combine, finish_partitioned, run
+from scorehouse.aggregators.borda import borda_points
+from scorehouse.aggregators.errors import InvalidBallotsError
+from scorehouse.aggregators.synthetic import synthetic_ballots
+from scorehouse.transforms.rank_plan import complete_ballots
 
 
 def voters_of(frame: pl.DataFrame, rows: np.ndarray | None = None) -> Voters:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aggregators import InvalidBallotsError, build_profile
+from scorehouse.aggregators import InvalidBallotsError, build_profile
 
 
 @settings(max_examples=50, deadline=None)

@@ -15,28 +15,28 @@ from pathlib import Path
 
 import pytest
 
-import aggregators
+from scorehouse import aggregators
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = sorted(p.stem for p in (ROOT / "aggregators").glob("*.py") if p.stem != "__init__")
+MODULES = sorted(p.stem for p in (ROOT / "scorehouse.aggregators").glob("*.py") if p.stem != "__init__")
 
 # Each program checks every public name and prints a JSON list of the failures.
 CHECK = """
 import importlib, json, sys, types
 failures = []
 def check(name):
-    import aggregators
-    value = getattr(importlib.import_module("aggregators"), name)
-    exec(f"from aggregators import {name} as imported", globals())
-    home = getattr(importlib.import_module("aggregators." + aggregators.PUBLIC[name]), name)
+    from scorehouse import aggregators
+    value = getattr(importlib.import_module("scorehouse.aggregators"), name)
+    exec(f"from scorehouse.aggregators import {name} as imported", globals())
+    home = getattr(importlib.import_module("scorehouse.aggregators." + aggregators.PUBLIC[name]), name)
     if isinstance(value, types.ModuleType) or imported is not home or value is not home:
         failures.append(name)
 """
 
 ORDERS = {
     "package first": "for name in {names}: check(name)",
-    "every submodule first": "for m in {modules}: importlib.import_module('aggregators.' + m)\nfor name in {names}: check(name)",
-    "defining modules first": "for name in {names}: importlib.import_module('aggregators.' + __import__('aggregators').PUBLIC[name])\n"
+    "every submodule first": "for m in {modules}: importlib.import_module('scorehouse.aggregators.' + m)\nfor name in {names}: check(name)",
+    "defining modules first": "for name in {names}: importlib.import_module('aggregators.' + __import__('scorehouse.aggregators').PUBLIC[name])\n"
     "for name in {names}: check(name)",
 }
 
@@ -57,20 +57,20 @@ def test_every_public_name_is_the_defining_object(order):
 @pytest.mark.parametrize(
     "first_import",
     [
-        "from aggregators.registry import REGISTRY; methods = sorted(REGISTRY)",
-        "from aggregators.registry import method_info; methods = [method_info('borda').name]",
-        "from aggregators.execution import run; import polars as pl; "
+        "from scorehouse.aggregators.registry import REGISTRY; methods = sorted(REGISTRY)",
+        "from scorehouse.aggregators.registry import method_info; methods = [method_info('borda').name]",
+        "from scorehouse.aggregators.execution import run; import polars as pl; "
         "methods = [run('borda', pl.DataFrame({'voter': ['v'], 'system': ['s'], 'score': [1.0]})).method]",
     ],
 )
 def test_the_registry_is_full_whatever_is_imported_first(first_import):
-    program = f"{first_import}\nfrom aggregators.registry import REGISTRY\nimport json\nprint(json.dumps(sorted(REGISTRY)))"
-    from aggregators.registry import REGISTRY
+    program = f"{first_import}\nfrom scorehouse.aggregators.registry import REGISTRY\nimport json\nprint(json.dumps(sorted(REGISTRY)))"
+    from scorehouse.aggregators.registry import REGISTRY
 
     assert json.loads(run_fresh(program)) == sorted(REGISTRY)
     assert len(REGISTRY) >= 15
 
 
 def test_the_schemas_module_stays_light():
-    program = "import sys, aggregators.schemas\nprint(sorted(m for m in ('scipy', 'aggregators.registry') if m in sys.modules))"
+    program = "import sys, aggregators.schemas\nprint(sorted(m for m in ('scipy', 'scorehouse.aggregators.registry') if m in sys.modules))"
     assert run_fresh(program).strip() == "[]"

@@ -7,8 +7,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from aggregators import aggregate, build_profile, run
-from aggregators.majority import majority
+from scorehouse.aggregators import aggregate, build_profile, run
+from scorehouse.aggregators.majority import majority
 
 CASES = sorted(Path(__file__).with_name("cases").glob("*.json"))
 

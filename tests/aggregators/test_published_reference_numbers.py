@@ -9,9 +9,9 @@ missing cell, as that code's ``dropna`` does.
 import polars as pl
 import pytest
 
-from aggregators import aggregate, condorcet_weights, prospective_winners, run
+from scorehouse.aggregators import aggregate, condorcet_weights, prospective_winners, run
 from benchmarks.published_bundled import PUBLISHED_VALUE_NAMES, TABLES, bundled_leaderboard
-from transforms.parsers import parse_file
+from scorehouse.transforms.parsers import parse_file
 
 
 

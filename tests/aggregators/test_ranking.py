@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import rankdata
 
-from aggregators.ranking import ranking_table, tie_classes
+from scorehouse.aggregators.ranking import ranking_table, tie_classes
 
 small_scores = st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, -3.0, np.nan]), min_size=1, max_size=12)
 

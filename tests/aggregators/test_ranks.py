@@ -1,4 +1,4 @@
-"""aggregators.ranks.rankdata against scipy.stats.rankdata, the rule it replaces (ties, NaN, 1-D and 2-D)."""
+"""scorehouse.aggregators.ranks.rankdata against scipy.stats.rankdata, the rule it replaces (ties, NaN, 1-D and 2-D)."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
-from aggregators.ranks import rankdata
+from scorehouse.aggregators.ranks import rankdata
 
 # Few distinct values, so ties are common; NaN among them.
 CELLS = st.sampled_from([0.0, 1.0, 1.5, -2.0, 3.0, np.nan])

@@ -17,8 +17,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-import aggregators
-from aggregators import (
+from scorehouse import aggregators
+from scorehouse.aggregators import (
     REGISTRY,
     AggregationError,
     InvalidBallotsError,
@@ -32,7 +32,7 @@ from aggregators import (
 )
 from tests.aggregators import references
 from tests.aggregators.conftest import SYSTEM_NAMES, ballots
-from transforms.rank_plan import NotApplicable, complete_ballots
+from scorehouse.transforms.rank_plan import NotApplicable, complete_ballots
 
 METHODS = sorted(REGISTRY)
 # Parameters a method cannot run without (no default), with a value that suits the generated scores.

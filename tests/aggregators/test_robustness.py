@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aggregators import InvalidParameterError, aggregate, build_profile, kendall_tau, top_k_agreement
-from aggregators.robustness import compare_batch, summarise
-from aggregators.robustness_missing import PartialBorda, missing_scores, observed_mean
-from aggregators.robustness_scaling import rescaling
-from aggregators.robustness_synthetic import synthetic_truth
-from aggregators.robustness_tasks import task_subsets
+from scorehouse.aggregators import InvalidParameterError, aggregate, build_profile, kendall_tau, top_k_agreement
+from scorehouse.aggregators.robustness import compare_batch, summarise
+from scorehouse.aggregators.robustness_missing import PartialBorda, missing_scores, observed_mean
+from scorehouse.aggregators.robustness_scaling import rescaling
+from scorehouse.aggregators.robustness_synthetic import synthetic_truth
+from scorehouse.aggregators.robustness_tasks import task_subsets
 from tests.aggregators.strategies_missing import enumerate_compatible, partial_profiles, system_names, to_ballots
 
 SYSTEMS = ["a", "b", "c", "d"]

@@ -7,8 +7,8 @@ import pytest
 
 from scipy.stats import rankdata
 
-from aggregators.borda_partial import observed_ranks
-from aggregators.pairwise import MIN_SHARED_VOTERS, co_scored, weighted_pair_counts
+from scorehouse.aggregators.borda_partial import observed_ranks
+from scorehouse.aggregators.pairwise import MIN_SHARED_VOTERS, co_scored, weighted_pair_counts
 
 
 def brute_force(scores, weights):

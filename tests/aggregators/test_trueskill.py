@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import trueskill as reference
 
-from aggregators import InvalidBallotsError, InvalidParameterError, aggregate, build_profile
-from aggregators.pairwise import games
+from scorehouse.aggregators import InvalidBallotsError, InvalidParameterError, aggregate, build_profile
+from scorehouse.aggregators.pairwise import games
 from tests.aggregators.strategies_paired import ballots_from_matrix, pairformance_ballots
 
 
@@ -60,7 +60,7 @@ def test_the_corrections_are_the_truncated_gaussian_moments_and_import_nothing(m
     from scipy.special import log_ndtr, ndtr
     from scipy.stats import truncnorm
 
-    from aggregators.trueskill_rating import _draw_corrections, _win_corrections
+    from scorehouse.aggregators.trueskill_rating import _draw_corrections, _win_corrections
 
     t, e = 0.3, 0.2
     # a win: Z given Z > e - t, so v = E[Z], w = 1 - Var[Z]; a draw (t >= 0): Z given |Z + t| < e, likewise.

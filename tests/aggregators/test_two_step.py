@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aggregators import REGISTRY, AggregationError, InvalidBallotsError, Voters, aggregate, build_profile, finish_partitioned
+from scorehouse.aggregators import REGISTRY, AggregationError, InvalidBallotsError, Voters, aggregate, build_profile, finish_partitioned
 from tests.aggregators import references
 from tests.aggregators.conftest import ballots
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aggregators import kendall_tau
-from aggregators.robustness import method_scores
+from scorehouse.aggregators import kendall_tau
+from scorehouse.aggregators.robustness import method_scores
 from benchmarks.colombo_reference_rule import (
     CASES,
     PRINTED_TAU,

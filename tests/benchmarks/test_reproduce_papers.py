@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 from scipy import optimize, stats
 
-from aggregators import aggregate
+from scorehouse.aggregators import aggregate
 from benchmarks.published_bundled import (
     APPENDIX_BEST,
     APPENDIX_WORST,

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from flows.ingest import ingest_flow
-from flows.rank import rank_flow
-from warehouse.queries import latest_snapshot_ids
-from warehouse.storage import Warehouse
+from scorehouse.flows.ingest import ingest_flow
+from scorehouse.flows.rank import rank_flow
+from scorehouse.warehouse.queries import latest_snapshot_ids
+from scorehouse.warehouse.storage import Warehouse
 
 REPO = Path(__file__).resolve().parents[2]
 TABLES = REPO / "data" / "bundled" / "vote_and_rank" / "tables"
@@ -40,7 +40,7 @@ class RankedWarehouse:
 @pytest.fixture(scope="session")
 def ranked_warehouse(tmp_path_factory: pytest.TempPathFactory) -> RankedWarehouse:
     """SuperGLUE and VALUE ingested from the bundled dumps and ranked with the default methods."""
-    home = tmp_path_factory.mktemp("report") / "warehouse"
+    home = tmp_path_factory.mktemp("report") / "scorehouse.warehouse"
     report = ingest_flow([str(SUPERGLUE), str(VALUE)], home=str(home))
     assert [f.status for f in report.files] == ["loaded", "loaded"]
     outcomes = rank_flow(home=str(home))

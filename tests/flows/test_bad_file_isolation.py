@@ -13,12 +13,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from flows.cli import main
-from flows.ingest import ingest_flow
-from flows.refresh import refresh_flow
+from scorehouse.flows.cli import main
+from scorehouse.flows.ingest import ingest_flow
+from scorehouse.flows.refresh import refresh_flow
 from tests.flows.conftest import VALUE
-from warehouse.catalog import catalog_is_current, connect, query_frame
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.catalog import catalog_is_current, connect, query_frame
+from scorehouse.warehouse.storage import Warehouse
 
 WMT_LINE = b"m\ten-de\tnewstest2020\tdoc\t1\t1\tsysA\t0.5\n"
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from flows.ingest import ingest_flow
+from scorehouse.flows.ingest import ingest_flow
 from tests.flows.conftest import REPO, SUPERGLUE, VALUE
-from warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.catalog import connect, query_frame
 
 MTEB = REPO / "data" / "bundled" / "mteb-results-sample" / "results"
 MODELS = ("intfloat__multilingual-e5-large", "jinaai__jina-embeddings-v3", "sentence-transformers__LaBSE")
@@ -48,7 +48,7 @@ def contents(home: Path) -> dict[str, pl.DataFrame]:
 
 
 def connect_home(home: Path):  # noqa: ANN201
-    from warehouse.storage import Warehouse
+    from scorehouse.warehouse.storage import Warehouse
 
     return connect(Warehouse(home))
 

@@ -13,21 +13,21 @@ import sys
 import textwrap
 from pathlib import Path
 
-from flows.cli import main
-from flows.ingest import ingest_flow
-from flows.rank import rank_flow
+from scorehouse.flows.cli import main
+from scorehouse.flows.ingest import ingest_flow
+from scorehouse.flows.rank import rank_flow
 from tests.flows.conftest import REPO, SUPERGLUE, TABLES, VALUE
-from warehouse.catalog import catalog_is_current, connect, query_frame
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.catalog import catalog_is_current, connect, query_frame
+from scorehouse.warehouse.storage import Warehouse
 
 # Ingests one file in a fresh process that SIGKILLs itself the moment the load's manifest
 # (the commit point) is written: no catalog rebuild, no cleanup, as in a kill -9 at that point.
 KILLED_AFTER_MANIFEST = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
-    from flows.ingest import ingest_batch
-    from flows.ingest_plan import plan_files
-    from warehouse.storage import Warehouse
+    from scorehouse.flows.ingest import ingest_batch
+    from scorehouse.flows.ingest_plan import plan_files
+    from scorehouse.warehouse.storage import Warehouse
 
     commit = Warehouse.write_loads
 
@@ -116,10 +116,10 @@ def test_a_copied_home_reads_only_itself(tmp_path, capsys):
 KILLED_BEFORE_MANIFEST = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
-    from flows.ingest import ingest_batch
-    from flows.ingest_plan import plan_files
-    from warehouse import atomic
-    from warehouse.storage import Warehouse
+    from scorehouse.flows.ingest import ingest_batch
+    from scorehouse.flows.ingest_plan import plan_files
+    from scorehouse.warehouse import atomic
+    from scorehouse.warehouse.storage import Warehouse
 
     write = atomic.write_parquet
 

@@ -13,11 +13,11 @@ import sys
 import pytest
 from scipy.stats import kendalltau
 
-import flows.run
-from flows.cli import main
-from flows.ingest import ingest_flow
+from scorehouse.flows import run as run_module
+from scorehouse.flows.cli import main
+from scorehouse.flows.ingest import ingest_flow
 from tests.flows.conftest import REPO, VALUE
-from transforms.catalog import MetricRulesError
+from scorehouse.transforms.catalog import MetricRulesError
 
 SUMMARIES = ("Mean-Rank", "Meta-Ave")  # VALUE's own summary columns: kept, never voters
 
@@ -152,7 +152,7 @@ def test_run_ingests_ranks_and_reports_once_and_leaves_pickles_out(tmp_path, dum
     (dumps / "fixture.pickle").write_bytes(b"never unpickled")
     (dumps / "README.md").write_text("documentation, not scores\n")
     (dumps / "leaderboards - SuperGLUE.csv").unlink()
-    monkeypatch.setattr(flows.run, "BUNDLED_DATA", dumps)
+    monkeypatch.setattr(run_module, "BUNDLED_DATA", dumps)
     home = tmp_path / "wh"
     assert main(["--home", str(home), "run"]) == 0
     first = capsys.readouterr().out
@@ -194,7 +194,7 @@ def test_a_bad_rules_file_stops_the_ingest_before_anything_is_written(tmp_path, 
 
 
 def test_help_imports_neither_prefect_nor_scipy():
-    probe = ("import sys; from flows.cli import build_parser; build_parser(); "
+    probe = ("import sys; from scorehouse.flows.cli import build_parser; build_parser(); "
              "print(sorted(m for m in ('prefect', 'scipy', 'polars', 'duckdb') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"

@@ -5,12 +5,12 @@ import sys
 
 from prefect.settings import get_current_settings
 
-from flows import commands
+from scorehouse.flows import commands
 from tests.flows.conftest import REPO
 
 PROBE = """
 import atexit, sys
-import flows.cli as cli
+import scorehouse.flows.cli as cli
 
 class Teardown:
     def __del__(self):

@@ -12,10 +12,10 @@ import pytest
 
 from tests.flows.conftest import REPO
 
-HEAVY = ("prefect", "scipy", "aggregators.registry", "flows.local_server")
+HEAVY = ("prefect", "scipy", "scorehouse.aggregators.registry", "scorehouse.flows.local_server")
 PROBE = """
 import sys
-from flows.cli import main
+from scorehouse.flows.cli import main
 code = main(sys.argv[1:])
 heavy = sorted(m for m in {heavy!r} if m in sys.modules)
 print("MODULES", code, heavy)
@@ -39,13 +39,13 @@ def test_reading_commands_import_neither_prefect_nor_scipy(ranked_warehouse, tmp
 METHOD_PROBE = """
 import sys
 import numpy as np
-from aggregators import REGISTRY, aggregate
+from scorehouse.aggregators import REGISTRY, aggregate
 import polars as pl
 ballots = pl.DataFrame({{"voter": ["t1", "t1", "t2", "t2"], "system": ["a", "b", "a", "b"], "score": [1.0, 2.0, 3.0, 1.0]}})
 aggregate({method!r}, ballots)
 print("MODULES", sorted(m for m in {modules!r} if m in sys.modules))
 """
-SOLVERS = ("scipy.optimize", "scipy.special", "scipy.sparse.csgraph", "aggregators.kemeny_ilp")
+SOLVERS = ("scipy.optimize", "scipy.special", "scipy.sparse.csgraph", "scorehouse.aggregators.kemeny_ilp")
 
 
 @pytest.mark.parametrize(("method", "loaded"), [
@@ -60,6 +60,6 @@ def test_a_method_loads_only_the_scipy_it_runs(method, loaded):
 
 def test_the_rank_flow_loads_the_instance_level_code_only_when_it_ranks_instances():
     result = subprocess.run(
-        [sys.executable, "-c", "import sys, flows.rank; print(sorted(m for m in ('transforms.dense', 'pyarrow.compute') "
+        [sys.executable, "-c", "import sys, flows.rank; print(sorted(m for m in ('scorehouse.transforms.dense', 'pyarrow.compute') "
          "if m in sys.modules))"], cwd=REPO, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]", result.stdout + result.stderr

@@ -12,13 +12,13 @@ import os
 import polars as pl
 import pytest
 
-from flows.ingest import ingest_flow
-from flows.rank import rank_flow
-from flows.runners import RunnerError, runner_options
-from flows.synth import write_synthetic
-from transforms.synth import SynthSpec
-from warehouse.catalog import connect, query_frame
-from warehouse.storage import Warehouse
+from scorehouse.flows.ingest import ingest_flow
+from scorehouse.flows.rank import rank_flow
+from scorehouse.flows.runners import RunnerError, runner_options
+from scorehouse.flows.synth import write_synthetic
+from scorehouse.transforms.synth import SynthSpec
+from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.storage import Warehouse
 
 
 def current_scores(home) -> pl.DataFrame:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.local_server import is_daemon, read_state, server_files
+from scorehouse.flows.local_server import is_daemon, read_state, server_files
 from tests.conftest import server_daemons_under
 from tests.flows.conftest import REPO, SUPERGLUE, VALUE
 
@@ -34,7 +34,7 @@ def env_for(tmp_path: Path, idle: float) -> dict[str, str]:
 
 
 def scorehouse(env: dict[str, str], *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "flows.cli", *args], cwd=REPO, env=env,
+    return subprocess.Popen([sys.executable, "-m", "scorehouse.flows.cli", *args], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -105,7 +105,7 @@ def test_a_command_in_use_keeps_the_server_and_a_killed_one_does_not(tmp_path):
     """A held lease blocks the idle stop; ``kill -9`` of its holder releases it (the OS drops its lock)."""
     env = env_for(tmp_path, idle=2)
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import time; from flows.local_server import prefect_api\n"
+        [sys.executable, "-c", "import time; from scorehouse.flows.local_server import prefect_api\n"
          "with prefect_api(None): print('held', flush=True); time.sleep(600)"],
         cwd=REPO, env=env, stdout=subprocess.PIPE, text=True,
     )

@@ -1,6 +1,6 @@
 """Progress on stderr: one line per finished step when not on a terminal, nothing when disabled, stdout untouched."""
 
-from flows.progress import progress
+from scorehouse.flows.progress import progress
 
 
 def test_piped_progress_is_one_line_per_finished_step_on_stderr(capsys):

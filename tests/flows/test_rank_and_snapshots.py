@@ -4,16 +4,16 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from aggregators.ranking_diff import diff_rankings
-from flows.ingest import ingest_flow
-from flows.rank import rank_flow
+from scorehouse.aggregators.ranking_diff import diff_rankings
+from scorehouse.flows.ingest import ingest_flow
+from scorehouse.flows.rank import rank_flow
 from tests.flows.conftest import snapshot_files
-from transforms.rank_plan import MethodRun
-from warehouse.catalog import connect, query_frame
-from warehouse.exports import export_table, read_export, write_export
-from warehouse.queries import latest_snapshot_ids
-from warehouse.snapshots import read_snapshot
-from warehouse.storage import Warehouse
+from scorehouse.transforms.rank_plan import MethodRun
+from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.exports import export_table, read_export, write_export
+from scorehouse.warehouse.queries import latest_snapshot_ids
+from scorehouse.warehouse.snapshots import read_snapshot
+from scorehouse.warehouse.storage import Warehouse
 
 RUNS = [MethodRun("mean"), MethodRun("borda", {"ties": "max"}), MethodRun("copeland"), MethodRun("borda_partial")]
 

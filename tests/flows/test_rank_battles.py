@@ -14,14 +14,14 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from flows.cli import main
+from scorehouse.flows.cli import main
 from tests.flows.conftest import SUPERGLUE, VALUE
-from transforms.synth_battles import synth_battles
-from warehouse.catalog import connect, query_frame
-from warehouse.snapshots import read_arena, read_coverage, read_snapshot
-from warehouse.storage import Warehouse
+from scorehouse.transforms.synth_battles import synth_battles
+from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.snapshots import read_arena, read_coverage, read_snapshot
+from scorehouse.warehouse.storage import Warehouse
 
-FIXTURES = Path(__file__).resolve().parents[1] / "transforms" / "fixtures" / "battles"
+FIXTURES = Path(__file__).resolve().parents[1] / "scorehouse.transforms" / "fixtures" / "battles"
 
 
 def manifests(home: str, where: str = "TRUE") -> pl.DataFrame:
@@ -35,7 +35,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pl.DataFrame]:
     folder = tmp_path_factory.mktemp("rank-battles")
     battles = synth_battles(3000, n_systems=6, seed=3).battles
     battles.write_parquet(folder / "arena.parquet")
-    home = str(folder / "warehouse")
+    home = str(folder / "scorehouse.warehouse")
     assert main(["--home", home, "ingest", str(folder / "arena.parquet"), "--benchmark", "arena"]) == 0
     assert main(["--home", home, "ingest", str(SUPERGLUE), str(VALUE)]) == 0
     assert main(["--home", home, "ingest", str(FIXTURES / "battles.csv"), "--benchmark", "superglue"]) == 0
@@ -197,7 +197,7 @@ def test_the_arena_snapshot_keeps_the_fits_notes(tmp_path):
     # a-b and c-d never meet: the ratings of the two pairs are not comparable, which the snapshot must say.
     path = tmp_path / "split.csv"
     path.write_text("model_a,model_b,winner\na,b,model_a\na,b,model_b\nc,d,model_a\nc,d,model_b\n")
-    home = str(tmp_path / "warehouse")
+    home = str(tmp_path / "scorehouse.warehouse")
     assert main(["--home", home, "ingest", str(path), "--benchmark", "split"]) == 0
     assert main(["--home", home, "arena", "--benchmark", "split", "--resamples", "20"]) == 0
     notes = list(manifests(home, "method = 'arena'").get_column("notes")[0])
@@ -206,13 +206,12 @@ def test_the_arena_snapshot_keeps_the_fits_notes(tmp_path):
 
 
 def test_the_arena_flow_reads_the_loads_once_counts_the_battles_once_and_covers_them_as_rank_does(arena, monkeypatch):
-    import aggregators.arena
-    import flows.arena
-    import flows.rank
-    from aggregators.battles import build_battles
-    from flows.arena import arena_flow
-    from flows.rank import battle_coverage
-    from warehouse.queries import battle_loads
+    from scorehouse.aggregators import arena as arena_method
+    from scorehouse.flows import arena as arena_flow_module, rank as rank_flow_module
+    from scorehouse.aggregators.battles import build_battles
+    from scorehouse.flows.arena import arena_flow
+    from scorehouse.flows.rank import battle_coverage
+    from scorehouse.warehouse.queries import battle_loads
 
     home, battles = arena
     calls = []
@@ -225,9 +224,9 @@ def test_the_arena_flow_reads_the_loads_once_counts_the_battles_once_and_covers_
         calls.append("build_battles")
         return build_battles(frame, bothbad=bothbad)
 
-    for module in (flows.arena, flows.rank):
+    for module in (arena_flow_module, rank_flow_module):
         monkeypatch.setattr(module, "battle_loads", loads)
-    for module in (aggregators.arena, flows.rank):
+    for module in (arena_method, rank_flow_module):
         monkeypatch.setattr(module, "build_battles", built)
     outcome = arena_flow("arena", home=home, n_resamples=20, seed=7)
     assert sorted(calls) == ["battle_loads", "build_battles"]

@@ -15,20 +15,20 @@ import numpy as np
 import polars as pl
 import pytest
 
-from aggregators import REGISTRY, AggregationError, run
-from aggregators.compare import kendall_tau
-from flows.ingest import ingest_flow
-from flows.rank import partition_methods, rank_flow
-from flows.synth import write_synthetic
+from scorehouse.aggregators import REGISTRY, AggregationError, run
+from scorehouse.aggregators.compare import kendall_tau
+from scorehouse.flows.ingest import ingest_flow
+from scorehouse.flows.rank import partition_methods, rank_flow
+from scorehouse.flows.synth import write_synthetic
 from tests.transforms.conftest import BUNDLED
-from transforms.ballots import ballots as make_ballots
-from transforms.dense import dense_partition
-from transforms.rank_plan import MethodRun, complete_ballots
-from transforms.synth import SynthSpec
-from aggregators.profile import build_profile
-from warehouse.partitions import benchmark_shape, read_metrics, read_partition, read_partition_arrow
-from warehouse.queries import benchmark_scores
-from warehouse.storage import Warehouse
+from scorehouse.transforms.ballots import ballots as make_ballots
+from scorehouse.transforms.dense import dense_partition
+from scorehouse.transforms.rank_plan import MethodRun, complete_ballots
+from scorehouse.transforms.synth import SynthSpec
+from scorehouse.aggregators.profile import build_profile
+from scorehouse.warehouse.partitions import benchmark_shape, read_metrics, read_partition, read_partition_arrow
+from scorehouse.warehouse.queries import benchmark_scores
+from scorehouse.warehouse.storage import Warehouse
 
 WMT21 = BUNDLED / "MissingDataRanking" / "final_df" / "MT" / "WMT21"
 RUNS = [

@@ -8,14 +8,14 @@ import pytest
 from polars.testing import assert_frame_equal
 from scipy.stats import rankdata
 
-from flows.ingest import ingest_flow
+from scorehouse.flows.ingest import ingest_flow
 from tests.flows.conftest import REPO, TABLES, VALUE
-from transforms.ballots import ballots, rank_table
-from transforms.catalog import MetricCatalogError
-from transforms.dense import dense_partition
-from warehouse.catalog import connect, query_frame
-from warehouse.queries import benchmark_scores
-from warehouse.storage import Warehouse
+from scorehouse.transforms.ballots import ballots, rank_table
+from scorehouse.transforms.catalog import MetricCatalogError
+from scorehouse.transforms.dense import dense_partition
+from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.queries import benchmark_scores
+from scorehouse.warehouse.storage import Warehouse
 
 GLUE = TABLES / "leaderboards - GLUE.csv"
 DIALOGUE_MDR = REPO / "data" / "bundled" / "MissingDataRanking" / "final_df" / "Dialogue" / "DIALOGUE_pc_data.csv"

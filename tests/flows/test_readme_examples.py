@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import main
-from flows.ingest import ingest_flow
-from flows.rank import rank_flow
+from scorehouse.flows.cli import main
+from scorehouse.flows.ingest import ingest_flow
+from scorehouse.flows.rank import rank_flow
 from tests.flows.conftest import REPO, SUPERGLUE, TABLES, VALUE
 
 README = (REPO / "README.md").read_text()

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from flows.local_server import server_files
-from flows.refresh import refresh_flow
+from scorehouse.flows.local_server import server_files
+from scorehouse.flows.refresh import refresh_flow
 from tests.flows.conftest import REPO, SUPERGLUE, VALUE
-from warehouse.atomic import file_lock
-from warehouse.catalog import connect, query_frame
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.atomic import file_lock
+from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.storage import Warehouse
 
 WMT_BLEU = REPO / "data" / "bundled" / "wmt20-metrics" / "final-metric-scores" / "baselines" / "BLEU.sys.score.gz"
 
@@ -27,7 +27,7 @@ def cli(home: Path, *args: str, prefect_home: Path, new_session: bool = False) -
     env.pop("PREFECT_API_URL", None)
     log = open(prefect_home.with_suffix(".log"), "w")  # noqa: SIM115 - closed with the process
     return subprocess.Popen(
-        [sys.executable, "-m", "flows.cli", *args], cwd=REPO, env=env, stdout=log, stderr=log,
+        [sys.executable, "-m", "scorehouse.flows.cli", *args], cwd=REPO, env=env, stdout=log, stderr=log,
         start_new_session=new_session,
     )
 

@@ -15,14 +15,14 @@ from itertools import combinations
 import pytest
 from scipy.stats import kendalltau
 
-from flows.cli import main
-from flows.ingest import ingest_flow
-from reports.report import method_label, write_report
+from scorehouse.flows.cli import main
+from scorehouse.flows.ingest import ingest_flow
+from scorehouse.reports.report import method_label, write_report
 from tests.flows.conftest import VALUE
 from tests.flows.html_page import coverage, find, inside, leaderboard, matrix, read_page
-from warehouse.exports import ExportError
-from warehouse.snapshots import read_snapshot
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.exports import ExportError
+from scorehouse.warehouse.snapshots import read_snapshot
+from scorehouse.warehouse.storage import Warehouse
 
 VALUE_TASKS = ("TVR", "How2R", "YC2R", "VATEX-EN-R", "TVQA", "How2QA", "VIOLIN", "VLEP", "TVC", "YC2C", "VATEX-EN-C")
 

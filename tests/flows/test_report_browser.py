@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.report import write_report
+from scorehouse.reports.report import write_report
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

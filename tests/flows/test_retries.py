@@ -6,7 +6,7 @@ import pkgutil
 from prefect import Task, flow, task
 from prefect.cache_policies import NO_CACHE
 
-from flows.common import io_task, only_io_errors
+from scorehouse.flows.common import io_task, only_io_errors
 
 
 def test_io_errors_are_retried_and_other_errors_are_not():
@@ -39,10 +39,10 @@ def test_io_errors_are_retried_and_other_errors_are_not():
 
 def flows_tasks() -> dict[str, Task]:
     """Every Prefect task object defined in a module of the ``flows`` package, by qualified name."""
-    import flows
+    from scorehouse import flows
 
     found = {}
-    for module_info in pkgutil.walk_packages(flows.__path__, "flows."):
+    for module_info in pkgutil.walk_packages(flows.__path__, "scorehouse.flows."):
         module = importlib.import_module(module_info.name)
         for name, value in vars(module).items():
             if isinstance(value, Task) and value.fn.__module__ == module.__name__:
@@ -53,14 +53,14 @@ def flows_tasks() -> dict[str, Task]:
 def test_every_task_of_the_flows_that_retries_retries_on_io_errors_only():
     tasks = flows_tasks()
     # the walk sees the I/O tasks and the pure ones (a walk that found nothing would prove nothing)
-    assert {"flows.common.refresh_catalog", "flows.ingest.ingest_batch", "flows.rank.read_benchmark",
-            "flows.rank.store_snapshot", "flows.refresh.move_file", "flows.analyze.store_analysis",
-            "flows.run.export_latest_report", "flows.rank.rank_ballots"} <= set(tasks)
+    assert {"scorehouse.flows.common.refresh_catalog", "scorehouse.flows.ingest.ingest_batch", "scorehouse.flows.rank.read_benchmark",
+            "scorehouse.flows.rank.store_snapshot", "scorehouse.flows.refresh.move_file", "scorehouse.flows.analyze.store_analysis",
+            "scorehouse.flows.run.export_latest_report", "scorehouse.flows.rank.rank_ballots"} <= set(tasks)
     retrying = {name for name, t in tasks.items() if t.retries}
     assert retrying, "no task retries at all"
     wrong = sorted(name for name in retrying if tasks[name].retry_condition_fn is not only_io_errors)
     assert not wrong, f"tasks that retry on any error, not only on I/O: {wrong}; decorate them with flows.common.io_task"
-    assert "flows.rank.rank_ballots" not in retrying  # pure work never retries
+    assert "scorehouse.flows.rank.rank_ballots" not in retrying  # pure work never retries
 
 
 def test_io_task_builds_tasks_that_retry_on_io_errors_only():

@@ -7,16 +7,16 @@ self-join on the voter (independent of the sparse product the flow uses).
 import polars as pl
 from polars.testing import assert_frame_equal
 
-from flows.ingest import ingest_flow
-from flows.rank import rank_flow
-from flows.synth import write_synthetic
-from transforms.ballots import ballots
-from transforms.rank_plan import MethodRun
-from transforms.synth import SynthSpec
-from warehouse.catalog import connect, query_frame
-from warehouse.queries import benchmark_scores
-from warehouse.snapshots import read_coverage
-from warehouse.storage import Warehouse
+from scorehouse.flows.ingest import ingest_flow
+from scorehouse.flows.rank import rank_flow
+from scorehouse.flows.synth import write_synthetic
+from scorehouse.transforms.ballots import ballots
+from scorehouse.transforms.rank_plan import MethodRun
+from scorehouse.transforms.synth import SynthSpec
+from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.queries import benchmark_scores
+from scorehouse.warehouse.snapshots import read_coverage
+from scorehouse.warehouse.storage import Warehouse
 
 
 def reference_coverage(warehouse: Warehouse, benchmark: str, level: str) -> pl.DataFrame:

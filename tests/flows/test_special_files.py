@@ -3,7 +3,7 @@
 import os
 from pathlib import Path
 
-from flows.ingest import expand_paths, ingest_flow
+from scorehouse.flows.ingest import expand_paths, ingest_flow
 from tests.flows.conftest import VALUE
 
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import main
-from flows.ingest import ingest_flow
+from scorehouse.flows.cli import main
+from scorehouse.flows.ingest import ingest_flow
 from tests.flows.conftest import VALUE
 
 

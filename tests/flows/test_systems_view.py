@@ -3,7 +3,7 @@
 import json
 import shutil
 
-from flows.cli import main
+from scorehouse.flows.cli import main
 from tests.flows.conftest import REPO
 
 SAMPLE = REPO / "data" / "bundled" / "mteb-results-sample" / "results"

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from flows.cli import main
-from warehouse.storage import Warehouse, sha256_of
+from scorehouse.flows.cli import main
+from scorehouse.warehouse.storage import Warehouse, sha256_of
 
 ERRORS = (
     "model,dataset,err\n"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from flows.local_server import read_state
-from flows import warm_worker
-from flows.warm_worker import log_path, socket_path
+from scorehouse.flows.local_server import read_state
+from scorehouse.flows import warm_worker
+from scorehouse.flows.warm_worker import log_path, socket_path
 from tests.conftest import warm_workers_under
 from tests.flows.conftest import REPO, VALUE
 from tests.flows.test_local_server import env_for, files_of, finished, flow_run_names, scorehouse
@@ -89,7 +89,7 @@ def test_a_flow_command_runs_in_the_warm_worker_as_it_would_alone(tmp_path):
         served = log_path(files).read_text().count("serving")
         # its output to a file that stays open, so a write cannot be what ends the child
         output = (tmp_path / "killed.out").open("w")
-        client = subprocess.Popen([sys.executable, "-m", "flows.cli", "ingest", str(REPO / "data" / "bundled" / "wmt20-metrics")],
+        client = subprocess.Popen([sys.executable, "-m", "scorehouse.flows.cli", "ingest", str(REPO / "data" / "bundled" / "wmt20-metrics")],
                                   cwd=REPO, env=env, stdout=output, stderr=output)
         deadline = time.monotonic() + 60
         while log_path(files).read_text().count("serving") == served and time.monotonic() < deadline:

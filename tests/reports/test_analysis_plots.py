@@ -4,7 +4,7 @@ import xml.etree.ElementTree as ET
 
 import polars as pl
 
-from reports.analysis_plots import HEIGHT, MARGIN_BOTTOM, MARGIN_TOP, band_plot
+from scorehouse.reports.analysis_plots import HEIGHT, MARGIN_BOTTOM, MARGIN_TOP, band_plot
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from aggregators.schemas import CONFIDENCE_SCHEMA
-from reports.report import leaderboard_order, method_label
-from reports.report_html import Agreement, MethodColumn, Pairwise, Section, render_report
+from scorehouse.aggregators.schemas import CONFIDENCE_SCHEMA
+from scorehouse.reports.report import leaderboard_order, method_label
+from scorehouse.reports.report_html import Agreement, MethodColumn, Pairwise, Section, render_report
 from tests.flows.html_page import find, inside, matrix, read_page
 
 # Names as scraped leaderboards deliver them: markup, entities, quotes, comment delimiters.

@@ -66,7 +66,7 @@ def rows_or_none(parse, path: Path, benchmark: str | None):
 
     Any other exception propagates and fails the property.
     """
-    from transforms.parsers.base import ParseError
+    from scorehouse.transforms.parsers.base import ParseError
 
     try:
         return parse(path, benchmark).rows

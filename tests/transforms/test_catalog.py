@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from transforms.catalog import MetricRulesError, check_rules, glob_regex, resolve_metrics
+from scorehouse.transforms.catalog import MetricRulesError, check_rules, glob_regex, resolve_metrics
 
 alphabet = st.sampled_from(list("ab-.*?[]!^\\$(){}+|1 "))
 

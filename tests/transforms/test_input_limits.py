@@ -4,8 +4,8 @@ import gzip
 
 import pytest
 
-from transforms.parsers.base import ParseError
-from transforms.parsers.input_limits import InputLimitError, InputLimits, read_input
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers.input_limits import InputLimitError, InputLimits, read_input
 
 
 def test_plain_and_gzip_bytes_come_back_unchanged(tmp_path):

@@ -11,10 +11,10 @@ import gzip
 
 import pytest
 
-from transforms.parsers import instance_long
-from transforms.parsers.base import ParseError
-from transforms.parsers.input_limits import InputLimitError
-from transforms.parsers.leaderboard_table import read_table
+from scorehouse.transforms.parsers import instance_long
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers.input_limits import InputLimitError
+from scorehouse.transforms.parsers.leaderboard_table import read_table
 
 HEADER = "System,Utterance,score"
 

@@ -13,14 +13,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from transforms.parsers import FORMATS, detect_format, parse_file
-from transforms.parsers.base import ParseError
-from transforms.parsers import json_dump
-from transforms.parsers.battles import ROLES, parse, parse_mapped
-from transforms.parsers.json_dump import has_key, key_lines
-from transforms.validate import reason_counts
-from transforms.validate_battles import validate_battles
-from warehouse.schema import BATTLE_FIELDS, BATTLE_WINNERS, BATTLES, BATTLES_QUARANTINE
+from scorehouse.transforms.parsers import FORMATS, detect_format, parse_file
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers import json_dump
+from scorehouse.transforms.parsers.battles import ROLES, parse, parse_mapped
+from scorehouse.transforms.parsers.json_dump import has_key, key_lines
+from scorehouse.transforms.validate import reason_counts
+from scorehouse.transforms.validate_battles import validate_battles
+from scorehouse.warehouse.schema import BATTLE_FIELDS, BATTLE_WINNERS, BATTLES, BATTLES_QUARANTINE
 
 FIXTURES = Path(__file__).parent / "fixtures" / "battles"
 TRIO = [  # (model_a, model_b, winner) of battles.csv and battles_typed.parquet
@@ -215,7 +215,7 @@ def test_tstamp_text(text, expected):
 
 
 def test_the_cli_roles_are_the_parsers_and_the_winners_are_the_schemas():
-    from flows.commands import BATTLE_COLUMN_ROLES
+    from scorehouse.flows.commands import BATTLE_COLUMN_ROLES
 
     assert BATTLE_COLUMN_ROLES == tuple(ROLES) == BATTLE_FIELDS
     assert BATTLE_WINNERS == ("model_a", "model_b", "tie", "tie (bothbad)")

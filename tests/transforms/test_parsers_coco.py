@@ -21,8 +21,8 @@ from tests.transforms.conftest import BUNDLED
 from tests.transforms.strategies_instance import mangled, rows_or_none
 from tests.transforms.strategies_leaderboard import written
 from tests.transforms.strategies_raw import coco_evals, coco_scores
-from transforms.parsers import coco_captioning, detect_format
-from transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers import coco_captioning, detect_format
+from scorehouse.transforms.parsers.base import ParseError
 
 COCO = BUNDLED / "MissingDataRanking/data_generation/data/Captioning/coco_captioning_challenge"
 TEAMS = ["MSR_Captivator", "OriolVinyals", "human", "karpathy"]

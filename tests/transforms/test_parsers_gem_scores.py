@@ -13,8 +13,8 @@ import pytest
 
 from tests.transforms.conftest import BUNDLED
 from tests.transforms.strategies_leaderboard import bundled, written
-from transforms.parsers import gem_scores
-from transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers import gem_scores
+from scorehouse.transforms.parsers.base import ParseError
 
 GEM = "MissingDataRanking/data_generation/gem/scores_and_outputs/GEM-outputs/"
 

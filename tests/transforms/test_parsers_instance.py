@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 
 from tests.transforms.conftest import BUNDLED
 from tests.transforms.strategies_instance import rows_or_none, cells, mangled, names
-from transforms.parsers import detect_format, parse_file
-from transforms.parsers.base import ParseError
-from transforms.parsers.instance_long import TEXT_COLUMN
-from transforms.parsers.instance_long import parse as parse_long
-from transforms.parsers.instance_wide import parse as parse_wide
-from transforms.parsers.pickles import parse as parse_pickle
+from scorehouse.transforms.parsers import detect_format, parse_file
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers.instance_long import TEXT_COLUMN
+from scorehouse.transforms.parsers.instance_long import parse as parse_long
+from scorehouse.transforms.parsers.instance_wide import parse as parse_wide
+from scorehouse.transforms.parsers.pickles import parse as parse_pickle
 
 MDR = BUNDLED / "MissingDataRanking"
 RNS = BUNDLED / "RankingNLPSystems"

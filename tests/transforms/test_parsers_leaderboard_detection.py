@@ -8,8 +8,8 @@ import pytest
 
 from tests.transforms.conftest import BUNDLED
 from tests.transforms.strategies_leaderboard import written
-from transforms.parsers import detect_format, parse_file
-from transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers import detect_format, parse_file
+from scorehouse.transforms.parsers.base import ParseError
 
 CASE = "vote_and_rank/tables/case_study_4/"
 EXPECTED = {

@@ -11,10 +11,10 @@ import polars as pl
 import pytest
 
 from tests.transforms.strategies_leaderboard import bundled, written
-from transforms.parsers import leaderboard_rankingnlp, leaderboard_votenrank
-from transforms.parsers.base import ParseError
-from transforms.validate import reason_counts, validate_rows
-from transforms.parsers.leaderboard_columns import XTREME
+from scorehouse.transforms.parsers import leaderboard_rankingnlp, leaderboard_votenrank
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.transforms.validate import reason_counts, validate_rows
+from scorehouse.transforms.parsers.leaderboard_columns import XTREME
 
 VNR_GLUE = "vote_and_rank/tables/leaderboards - GLUE.csv"
 VNR_SUPERGLUE = "vote_and_rank/tables/leaderboards - SuperGLUE.csv"

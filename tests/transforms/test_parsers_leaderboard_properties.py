@@ -23,10 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.transforms.strategies_leaderboard import csv_text, json_objects, mangled, reference_records, tables, written
-from transforms.parsers import gem_scores, leaderboard_rankingnlp, leaderboard_value, leaderboard_votenrank
-from transforms.parsers import leaderboard_wide
-from transforms.parsers.base import Parsed, ParseError
-from transforms.parsers.leaderboard_columns import GLUE, SUPERGLUE, XTREME
+from scorehouse.transforms.parsers import gem_scores, leaderboard_rankingnlp, leaderboard_value, leaderboard_votenrank
+from scorehouse.transforms.parsers import leaderboard_wide
+from scorehouse.transforms.parsers.base import Parsed, ParseError
+from scorehouse.transforms.parsers.leaderboard_columns import GLUE, SUPERGLUE, XTREME
 
 SETTINGS = settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 

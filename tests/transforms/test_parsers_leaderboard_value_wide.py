@@ -7,8 +7,8 @@ import polars as pl
 import pytest
 
 from tests.transforms.strategies_leaderboard import bundled, written
-from transforms.parsers import leaderboard_value, leaderboard_wide
-from transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers import leaderboard_value, leaderboard_wide
+from scorehouse.transforms.parsers.base import ParseError
 
 VALUE = "vote_and_rank/tables/leaderboards - VALUE.csv"
 CASE_STUDY = "vote_and_rank/tables/case_study_4/"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.transforms.conftest import BUNDLED
-from transforms.parsers import parse_file
-from transforms.parsers.base import NotScoresError
+from scorehouse.transforms.parsers import parse_file
+from scorehouse.transforms.parsers.base import NotScoresError
 
 MODEL = "org__model-x"
 

@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from tests.transforms.conftest import BUNDLED
 from tests.transforms.strategies_instance import mangled
 from tests.transforms.strategies_leaderboard import written
-from transforms.parsers import FORMATS, non_scores, parse_file, read_head
-from transforms.parsers.base import ParseError
-from warehouse.schema import METRIC_RULES
+from scorehouse.transforms.parsers import FORMATS, non_scores, parse_file, read_head
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.warehouse.schema import METRIC_RULES
 
 MDR = BUNDLED / "MissingDataRanking"
 CAPTIONING = MDR / "data_generation/data/Captioning"
-RULES_FILE = Path(__file__).resolve().parents[2] / "warehouse" / "defaults" / "metric_rules.csv"
+RULES_FILE = Path(__file__).resolve().parents[2] / "scorehouse.warehouse" / "defaults" / "metric_rules.csv"
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,8 @@ from tests.transforms.conftest import BUNDLED
 from tests.transforms.strategies_instance import mangled, rows_or_none
 from tests.transforms.strategies_leaderboard import written
 from tests.transforms.strategies_raw import tac_documents, usr_documents
-from transforms.parsers import detect_format, tac_resp_pyr, usr_ratings
-from transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers import detect_format, tac_resp_pyr, usr_ratings
+from scorehouse.transforms.parsers.base import ParseError
 
 RAW = BUNDLED / "MissingDataRanking/data_generation/data"
 RATINGS = ["Understandable", "Natural", "Maintains Context", "Engaging", "Uses Knowledge", "Overall"]

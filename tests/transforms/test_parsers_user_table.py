@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from transforms.catalog import declared_rules, glob_escaped, glob_regex
-from transforms.parsers import FORMATS, detect_format
-from transforms.parsers.base import ParseError
-from transforms.parsers.user_table import (
+from scorehouse.transforms.catalog import declared_rules, glob_escaped, glob_regex
+from scorehouse.transforms.parsers import FORMATS, detect_format
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers.user_table import (
     TableOptionsError,
     check_options,
     check_table,
@@ -24,7 +24,7 @@ from transforms.parsers.user_table import (
     read_table,
     task_of_file,
 )
-from transforms.validate import validate_rows
+from scorehouse.transforms.validate import validate_rows
 
 LONG = {"system": "model", "task": "dataset", "metric": "metric", "score": "value", "instance": "item"}
 LONG_CSV = (

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from tests.transforms.conftest import BUNDLED
 from tests.transforms.strategies_instance import rows_or_none, mangled, tsv_lines
-from transforms.parsers import detect_format, parse_file
-from transforms.parsers.base import ParseError
-from transforms.parsers.wmt import parse as parse_wmt
-from transforms.parsers.wmt_da import parse as parse_da
+from scorehouse.transforms.parsers import detect_format, parse_file
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers.wmt import parse as parse_wmt
+from scorehouse.transforms.parsers.wmt_da import parse as parse_da
 
 WMT = BUNDLED / "wmt20-metrics"
 SEG = WMT / "final-metric-scores/submissions/BAQ_dyn.seg.score.gz"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from transforms.parsers import detect_format, parse_file
-from transforms.parsers.base import NotScoresError
+from scorehouse.transforms.parsers import detect_format, parse_file
+from scorehouse.transforms.parsers.base import NotScoresError
 
 HEAD = "{metric}\tde-en\tnewstest2020\tnewstest2020\t{system}"
 # (document, segment within the document, global position) of the five segments.

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from transforms.rank_plan import NotApplicable, complete_ballots
+from scorehouse.transforms.rank_plan import NotApplicable, complete_ballots
 
 
 def _reference(rows: list[tuple[str, str, float | None]], level: str) -> set[str]:

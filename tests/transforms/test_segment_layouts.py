@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from transforms.parsers.base import Parsed
-from transforms.segment_layouts import conflicts, own_keys, reconcile
-from warehouse.schema import SEGMENT_LAYOUTS
+from scorehouse.transforms.parsers.base import Parsed
+from scorehouse.transforms.segment_layouts import conflicts, own_keys, reconcile
+from scorehouse.warehouse.schema import SEGMENT_LAYOUTS
 
 
 def layout(*documents: tuple[str, int, int, str]) -> pl.DataFrame:

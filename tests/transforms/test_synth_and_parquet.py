@@ -14,11 +14,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from flows.synth import write_synthetic
-from transforms.parsers import parse_file
-from transforms.parsers.base import ParseError
-from transforms.synth import SynthSpec, instances_for, plan, task_frame
-from transforms.validate import validate_rows
+from scorehouse.flows.synth import write_synthetic
+from scorehouse.transforms.parsers import parse_file
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.transforms.synth import SynthSpec, instances_for, plan, task_frame
+from scorehouse.transforms.validate import validate_rows
 
 EULER_GAMMA = 0.5772156649015329
 

@@ -7,8 +7,8 @@ import polars as pl
 import pytest
 from scipy.stats import spearmanr
 
-from aggregators import aggregate_battles, build_battles
-from transforms.synth_battles import synth_battles
+from scorehouse.aggregators import aggregate_battles, build_battles
+from scorehouse.transforms.synth_battles import synth_battles
 
 
 @pytest.fixture(scope="module")

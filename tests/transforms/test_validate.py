@@ -6,8 +6,8 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transforms.validate import reason_counts, validate_rows
-from warehouse.schema import PARSED_ROWS
+from scorehouse.transforms.validate import reason_counts, validate_rows
+from scorehouse.warehouse.schema import PARSED_ROWS
 
 values = st.one_of(
     st.none(),

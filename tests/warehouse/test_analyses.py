@@ -2,14 +2,14 @@
 
 import polars as pl
 
-from aggregators import build_profile
-from aggregators.robustness import summarise
-from aggregators.robustness_tasks import task_subsets
+from scorehouse.aggregators import build_profile
+from scorehouse.aggregators.robustness import summarise
+from scorehouse.aggregators.robustness_tasks import task_subsets
 from tests.warehouse.conftest import tree_state
-from warehouse.analyses import AnalysisRequest, read_analysis, write_analysis
-from warehouse.catalog import connect, query_frame, rebuild_catalog
-from warehouse.schema import METRICS
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.analyses import AnalysisRequest, read_analysis, write_analysis
+from scorehouse.warehouse.catalog import connect, query_frame, rebuild_catalog
+from scorehouse.warehouse.schema import METRICS
+from scorehouse.warehouse.storage import Warehouse
 
 BALLOTS = pl.DataFrame(
     {"voter": ["t1"] * 3 + ["t2"] * 3 + ["t3"] * 3, "system": ["a", "b", "c"] * 3,

@@ -8,8 +8,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from warehouse import atomic
-from warehouse.dumps import DumpFormatError, write_task_dump
+from scorehouse.warehouse import atomic
+from scorehouse.warehouse.dumps import DumpFormatError, write_task_dump
 
 
 def test_text_is_written_and_replaced_whole(tmp_path):

@@ -7,14 +7,14 @@ import shutil
 import polars as pl
 import pyarrow as pa
 
-from flows.common import refresh_catalog
-from flows.ingest import ingest_flow
+from scorehouse.flows.common import refresh_catalog
+from scorehouse.flows.ingest import ingest_flow
 from tests.warehouse.conftest import GLUE_CSV
 from tests.warehouse.test_ingest import sql
-from warehouse.catalog import shared_partitions
-from warehouse.partitions import benchmark_shape, read_metrics, read_partition, read_partition_arrow
-from warehouse.schema import SCORES, conform
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.catalog import shared_partitions
+from scorehouse.warehouse.partitions import benchmark_shape, read_metrics, read_partition, read_partition_arrow
+from scorehouse.warehouse.schema import SCORES, conform
+from scorehouse.warehouse.storage import Warehouse
 
 
 def assert_arrow_reads_the_same(warehouse: Warehouse, partitions) -> None:  # noqa: ANN001

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import polars as pl
 
-from flows.ingest import files_ok, ingest_flow
+from scorehouse.flows.ingest import files_ok, ingest_flow
 from tests.warehouse.conftest import GLUE_CSV, VALUE_CSV, tree_state
-from warehouse.catalog import connect, query_frame
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.storage import Warehouse
 
 
 def sql(home: Path, query: str) -> pl.DataFrame:
@@ -100,10 +100,10 @@ CRASH_SCRIPT = textwrap.dedent(
     import os, sys
     from datetime import UTC, datetime
     from pathlib import Path
-    import warehouse.storage as storage
-    from flows.lineage import load_id_of
-    from transforms.parsers import parse_file
-    from transforms.validate import validate_rows
+    import scorehouse.warehouse.storage as storage
+    from scorehouse.flows.lineage import load_id_of
+    from scorehouse.transforms.parsers import parse_file
+    from scorehouse.transforms.validate import validate_rows
 
     real_replace = os.replace
 
@@ -170,7 +170,7 @@ def test_reingesting_the_original_bytes_after_a_correction_reverts_it(home, tmp_
     assert sql(home, "SELECT count(*) FROM loads").item() == 3
 
 
-BATTLES = Path(__file__).resolve().parents[1] / "transforms" / "fixtures" / "battles"
+BATTLES = Path(__file__).resolve().parents[1] / "scorehouse.transforms" / "fixtures" / "battles"
 
 
 def test_a_battles_writer_killed_before_its_manifest_leaves_nothing_visible(home):

@@ -11,10 +11,10 @@ all zeros and refused).
 import shutil
 from pathlib import Path
 
-from flows.ingest import ingest_flow
+from scorehouse.flows.ingest import ingest_flow
 from tests.warehouse.conftest import BUNDLED
-from warehouse.catalog import connect, query_frame
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.storage import Warehouse
 
 COCO = BUNDLED / "MissingDataRanking/data_generation/data/Captioning/coco_captioning_challenge"
 

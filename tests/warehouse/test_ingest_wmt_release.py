@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flows.ingest import ingest_flow
+from scorehouse.flows.ingest import ingest_flow
 from tests.transforms.test_parsers_wmt_release import HEAD, SEGMENTS, seg_line, write
-from warehouse.catalog import connect, query_frame
-from warehouse.storage import Warehouse
+from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.storage import Warehouse
 
 
 def test_a_release_tree_ingests_in_one_command_with_nothing_rejected(tmp_path: Path):

@@ -15,13 +15,13 @@ import polars as pl
 import pytest
 
 from tests.transforms.conftest import BUNDLED
-from transforms.parsers import FORMATS, parse_file, read_head
-from warehouse.schema import METRIC_RULES
+from scorehouse.transforms.parsers import FORMATS, parse_file, read_head
+from scorehouse.warehouse.schema import METRIC_RULES
 
 LEADERBOARD_FORMATS = (
     "votenrank-leaderboard", "rankingnlp-leaderboard", "value-leaderboard", "wide-leaderboard", "gem-scores-json"
 )
-RULES_FILE = Path(__file__).resolve().parents[2] / "warehouse" / "defaults" / "metric_rules.csv"
+RULES_FILE = Path(__file__).resolve().parents[2] / "scorehouse.warehouse" / "defaults" / "metric_rules.csv"
 
 
 @pytest.fixture(scope="module")
@@ -150,8 +150,8 @@ def test_weighted_means_reproduce_vote_n_rank(rules, relative, first_rows, expec
 
 def test_a_bad_rule_is_named_by_its_line_in_the_file(tmp_path):
     """Comment and blank lines are not rules, but they count as lines of the file the user edits."""
-    from transforms.catalog import MetricRulesError, check_rules
-    from warehouse.storage import Warehouse, read_metric_rules
+    from scorehouse.transforms.catalog import MetricRulesError, check_rules
+    from scorehouse.warehouse.storage import Warehouse, read_metric_rules
 
     (tmp_path / "metric_rules.csv").write_text(
         "# my rules\nbenchmark,task,metric,higher_is_better,is_ranked,weight,group,note\n"

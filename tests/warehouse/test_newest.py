@@ -8,11 +8,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from warehouse import atomic
-from warehouse.catalog import connect, query_frame, rebuild_catalog
-from warehouse.schema import LOADS, METRICS, SNAPSHOT_MANIFEST
-from warehouse.snapshots import SnapshotRequest, manifest_path, previous_snapshot
-from warehouse.storage import LoadRecord, Warehouse
+from scorehouse.warehouse import atomic
+from scorehouse.warehouse.catalog import connect, query_frame, rebuild_catalog
+from scorehouse.warehouse.schema import LOADS, METRICS, SNAPSHOT_MANIFEST
+from scorehouse.warehouse.snapshots import SnapshotRequest, manifest_path, previous_snapshot
+from scorehouse.warehouse.storage import LoadRecord, Warehouse
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 

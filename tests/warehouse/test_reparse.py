@@ -8,15 +8,15 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from flows.cli import main
-from flows.ingest import ingest_flow
-from flows.lineage import load_id_of
-from flows.refresh import refresh_flow
+from scorehouse.flows.cli import main
+from scorehouse.flows.ingest import ingest_flow
+from scorehouse.flows.lineage import load_id_of
+from scorehouse.flows.refresh import refresh_flow
 from tests.warehouse.conftest import BUNDLED, GLUE_CSV, VALUE_CSV, tree_state
-from transforms.parsers import FORMATS
-from transforms.parsers.base import Format
-from warehouse.catalog import connect, query_frame
-from warehouse.storage import Warehouse, sha256_of
+from scorehouse.transforms.parsers import FORMATS
+from scorehouse.transforms.parsers.base import Format
+from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.storage import Warehouse, sha256_of
 
 COCO_TEAMS = BUNDLED / "MissingDataRanking/data_generation/data/Captioning/coco_captioning_challenge"
 SCORE_COLUMNS = ["benchmark", "level", "task", "metric", "instance", "system", "score"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
-from transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
 
 FORMATS: dict[str, Format] = {}
 
@@ -109,7 +109,7 @@ def parse_file(
 
 
 # Parser modules register themselves on import; this is the one list of them.
-from transforms.parsers import (  # noqa: E402,F401
+from scorehouse.transforms.parsers import (  # noqa: E402,F401
     battles,
     coco_captioning,
     gem_scores,

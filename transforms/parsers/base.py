@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.schema import PARSED_ROWS, SEGMENT_LAYOUTS, SYSTEMS, conform, parsed_battles_schema, parsed_schema
+from scorehouse.warehouse.schema import PARSED_ROWS, SEGMENT_LAYOUTS, SYSTEMS, conform, parsed_battles_schema, parsed_schema
 
 # The tables a format's rows go to: scores (:data:`warehouse.schema.PARSED_ROWS`) or battles
 # (:data:`warehouse.schema.PARSED_BATTLES`).

@@ -28,13 +28,13 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import BATTLES_TABLE, Format, Parsed, ParseError
-from transforms.parsers.instance_long import header_fields
-from transforms.parsers.instance_parquet import MAGIC, columns_of, parquet_schema
-from transforms.parsers.json_dump import has_key, key_lines
-from transforms.parsers.text import json_lines, read_csv_records, read_text
-from warehouse.schema import BATTLE_FIELDS, PARSER_REASON
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import BATTLES_TABLE, Format, Parsed, ParseError
+from scorehouse.transforms.parsers.instance_long import header_fields
+from scorehouse.transforms.parsers.instance_parquet import MAGIC, columns_of, parquet_schema
+from scorehouse.transforms.parsers.json_dump import has_key, key_lines
+from scorehouse.transforms.parsers.text import json_lines, read_csv_records, read_text
+from scorehouse.warehouse.schema import BATTLE_FIELDS, PARSER_REASON
 
 # Role -> the column names that fill it by default, first found wins (the public arena dumps).
 ROLES: dict[str, tuple[str, ...]] = {

@@ -41,11 +41,11 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, NotScoresError, Parsed, ParseError
-from transforms.parsers.json_dump import key_lines, load_json, scalar_text
-from transforms.parsers.text import read_text, split_lines
-from warehouse.schema import PARSED_ROWS
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, NotScoresError, Parsed, ParseError
+from scorehouse.transforms.parsers.json_dump import key_lines, load_json, scalar_text
+from scorehouse.transforms.parsers.text import read_text, split_lines
+from scorehouse.warehouse.schema import PARSED_ROWS
 
 BENCHMARK = "coco-2015"
 SCORE_LINE = re.compile(rb"^\s*[A-Za-z][A-Za-z0-9_]*Test\d+\s*:")

@@ -28,11 +28,11 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
-from transforms.parsers.json_dump import load_json, scalar_text
-from transforms.parsers.leaderboard_table import missing_to_null, normalized_names
-from warehouse.schema import PARSED_ROWS
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers.json_dump import load_json, scalar_text
+from scorehouse.transforms.parsers.leaderboard_table import missing_to_null, normalized_names
+from scorehouse.warehouse.schema import PARSED_ROWS
 
 SUBMISSION_TASK = "submission"
 NAME_KEY = "submission_name"

@@ -26,7 +26,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers.base import ParseError
 
 GZIP_MAGIC = b"\x1f\x8b"
 BLOCK_BYTES = 1 << 20

@@ -37,9 +37,9 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
-from transforms.parsers.text import read_csv_records, read_text
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers.text import read_csv_records, read_text
 
 LABELS = ("System", "Utterance")
 TEXT_COLUMN = re.compile(r"^(Context|Fact|Source|hyp|ref\d*)$")

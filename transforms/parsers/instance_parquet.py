@@ -15,9 +15,9 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
-from transforms.parsers.instance_long import LABELS, TEXT_COLUMN, rows_of
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers.instance_long import LABELS, TEXT_COLUMN, rows_of
 
 MAGIC = b"PAR1"
 

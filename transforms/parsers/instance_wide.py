@@ -22,10 +22,10 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
-from transforms.parsers.instance_long import header_fields
-from transforms.parsers.text import read_csv_records, read_text
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers.instance_long import header_fields
+from scorehouse.transforms.parsers.text import read_csv_records, read_text
 
 SYSTEM = re.compile(r"^M\d+$")
 KNOWN_FILES = {"dialogue_example_df.csv": ("pairformance-tc", "tc", "MoverScore")}

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers.base import ParseError
-from transforms.parsers.text import lines_frame, read_text
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers.text import lines_frame, read_text
 
 
 class JsonNumber(str):

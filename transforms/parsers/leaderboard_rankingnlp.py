@@ -24,10 +24,10 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed
-from transforms.parsers.leaderboard_columns import FAMILIES
-from transforms.parsers.leaderboard_table import (
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed
+from scorehouse.transforms.parsers.leaderboard_columns import FAMILIES
+from scorehouse.transforms.parsers.leaderboard_table import (
     Table,
     ValueColumn,
     check_width,

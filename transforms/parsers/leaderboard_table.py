@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from transforms.parsers.base import Parsed, ParseError
-from transforms.parsers.input_limits import read_input
-from transforms.parsers.text import strict_csv_records
-from warehouse.schema import PARSED_ROWS
+from scorehouse.transforms.parsers.base import Parsed, ParseError
+from scorehouse.transforms.parsers.input_limits import read_input
+from scorehouse.transforms.parsers.text import strict_csv_records
+from scorehouse.warehouse.schema import PARSED_ROWS
 
 # Cells a leaderboard uses for "no score" (after stripping whitespace).
 MISSING_MARKERS: tuple[str, ...] = ("-", "")

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed
-from transforms.parsers.leaderboard_table import (
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed
+from scorehouse.transforms.parsers.leaderboard_table import (
     ValueColumn,
     check_header,
     check_width,

@@ -32,9 +32,9 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
-from transforms.parsers.leaderboard_table import (
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers.leaderboard_table import (
     ValueColumn,
     check_width,
     header_fields,

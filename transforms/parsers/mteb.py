@@ -47,10 +47,10 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, NotScoresError, Parsed, ParseError, rows_frame
-from transforms.parsers.json_dump import JsonNumber, load_json
-from warehouse.schema import SYSTEMS
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, NotScoresError, Parsed, ParseError, rows_frame
+from scorehouse.transforms.parsers.json_dump import JsonNumber, load_json
+from scorehouse.warehouse.schema import SYSTEMS
 
 BENCHMARK = "mteb"
 HEADLINE = "main_score"

@@ -26,9 +26,9 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, NotScoresError, Parsed, ParseError
-from transforms.parsers.text import read_text
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, NotScoresError, Parsed, ParseError
+from scorehouse.transforms.parsers.text import read_text
 
 DOCS = "see docs/raw-sources.md"
 COCO_METADATA = re.compile(rb"^\s*(- )?elapsedTime:\s*[\d.]+\s*\n\s*exitCode:\s*-?\d+\s*$")

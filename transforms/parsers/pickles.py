@@ -39,8 +39,8 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
 
 # dataset key -> (benchmark, has subsets of different systems)
 DATASETS = {

@@ -30,9 +30,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError, rows_frame
-from transforms.parsers.json_dump import file_naming, key_lines, load_json, scalar_text
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError, rows_frame
+from scorehouse.transforms.parsers.json_dump import file_naming, key_lines, load_json, scalar_text
 
 KNOWN_FILE = re.compile(r"^tac\.(\d\d)\..*resp-pyr$")
 NOT_SCORES = ("summ_id", "topic_id", "text")

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers.base import ParseError
-from transforms.parsers.input_limits import read_input
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers.input_limits import read_input
 
 # Regex (Rust syntax) of one quoted CSV field, doubled quotes included.
 QUOTED_FIELD = r'"(?:[^"]|"")*"'

@@ -54,13 +54,13 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.catalog import glob_regex
-from transforms.parsers import read_head, register_format
-from transforms.parsers.base import Format, Parsed, ParseError
-from transforms.parsers.instance_parquet import parquet_schema
-from transforms.parsers.leaderboard_table import is_missing_marker, missing_to_null
-from transforms.parsers.text import json_lines, read_csv_records, read_text
-from warehouse.schema import PARSER_REASON
+from scorehouse.transforms.catalog import glob_regex
+from scorehouse.transforms.parsers import read_head, register_format
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers.instance_parquet import parquet_schema
+from scorehouse.transforms.parsers.leaderboard_table import is_missing_marker, missing_to_null
+from scorehouse.transforms.parsers.text import json_lines, read_csv_records, read_text
+from scorehouse.warehouse.schema import PARSER_REASON
 
 # The roles a user names columns for, each with its command-line option.
 ROLES: dict[str, str] = {

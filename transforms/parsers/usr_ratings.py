@@ -34,10 +34,10 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
-from transforms.parsers.json_dump import JsonNumber, file_naming, key_lines, load_json, scalar_text
-from warehouse.schema import PARSED_ROWS
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers.json_dump import JsonNumber, file_naming, key_lines, load_json, scalar_text
+from scorehouse.warehouse.schema import PARSED_ROWS
 
 KNOWN_FILE = re.compile(r"^(pc|tc)_usr_data\.json$")
 TEXT_KEYS = ("response", "model")

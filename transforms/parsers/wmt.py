@@ -40,10 +40,10 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
-from transforms.parsers.text import read_text, split_lines
-from transforms.parsers.wmt_segments import segment_instances
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers.text import read_text, split_lines
+from scorehouse.transforms.parsers.wmt_segments import segment_instances
 
 SYSTEM_COLUMNS = ["METRIC", "LP", "TESTSET", "REFERENCE", "SYSTEM", "SCORE"]
 SEGMENT_COLUMNS = ["METRIC", "LP", "TESTSET", "REFERENCE", "SYSTEM", "DOCUMENT", "SEGMENT", "SCORE"]

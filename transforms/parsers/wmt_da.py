@@ -40,10 +40,10 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms.parsers import register_format
-from transforms.parsers.base import Format, Parsed, ParseError
-from transforms.parsers.text import read_text, split_lines
-from transforms.parsers.wmt import DOCUMENT_TASK, benchmark_from_path
+from scorehouse.transforms.parsers import register_format
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers.text import read_text, split_lines
+from scorehouse.transforms.parsers.wmt import DOCUMENT_TASK, benchmark_from_path
 
 NAME = re.compile(r"^(?P<release>metrics-)?ad-(?P<level>seg|doc|sys)-scores-(?P<lp>[^.]+)\.csv$")
 # The header of each (release, level) the release publishes.
