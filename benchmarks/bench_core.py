@@ -44,7 +44,7 @@ def glue_ballots():  # noqa: ANN201
 
     _, parsed = parse_file(GLUE)
     scores = validate_rows(parsed.rows, file=str(GLUE), load_id="bench").scores
-    rules = check_rules(pl.read_csv(REPO / "scorehouse.warehouse" / "defaults" / "metric_rules.csv", infer_schema=False), "rules")
+    rules = check_rules(pl.read_csv(REPO / "warehouse" / "defaults" / "metric_rules.csv", infer_schema=False), "rules")
     return ballots(scores, resolve_metrics(scores, rules), level="task").collect()
 
 

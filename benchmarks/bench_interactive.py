@@ -40,7 +40,7 @@ COLD_TARGET = 20.0
 def timed(env: dict[str, str], args: list[str]) -> float:
     """Seconds of one whole process; exit code 1 (GLUE has quarantined rows) is an outcome, 2 or more an error."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "scorehouse.flows.cli", *args], cwd=REPO, env=env,
+    done = subprocess.run([sys.executable, "-m", "scorehouse.cli", *args], cwd=REPO, env=env,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode > 1:
         raise RuntimeError(f"scorehouse {' '.join(args)} failed ({done.returncode}): {done.stderr}")

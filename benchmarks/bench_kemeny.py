@@ -56,7 +56,7 @@ def bundled_task_ballots() -> dict[str, pl.DataFrame]:
         frames.append(validate_rows(parsed.rows, file=str(path), load_id=str(path)).scores)
     scores = pl.concat(frames, how="vertical_relaxed").filter(pl.col("instance").is_null())
     scores = scores.unique(CELL, keep="last", maintain_order=True)
-    rules = check_rules(pl.read_csv(REPO / "scorehouse.warehouse" / "defaults" / "metric_rules.csv", infer_schema=False), "rules")
+    rules = check_rules(pl.read_csv(REPO / "warehouse" / "defaults" / "metric_rules.csv", infer_schema=False), "rules")
     metrics = resolve_metrics(scores, rules)
     return {
         name: ballots(part, metrics, level="task").collect()

@@ -76,7 +76,7 @@ def measured(args: list[str], env: dict[str, str]) -> dict:
     """Wall seconds, peak RSS (MB) of the process tree, and exit code of ``scorehouse *args``."""
     start = time.perf_counter()
     log = tempfile.TemporaryFile()  # not a pipe: the CLI writes a line per file, more than a pipe holds
-    process = psutil.Popen([sys.executable, "-m", "scorehouse.flows.cli", *args], cwd=REPO, env=env,
+    process = psutil.Popen([sys.executable, "-m", "scorehouse.cli", *args], cwd=REPO, env=env,
                            stdout=subprocess.DEVNULL, stderr=log)
     peak = 0
     while process.poll() is None:
@@ -117,7 +117,7 @@ def main() -> None:
                 result["bundled_rerun"] = measured(bundled, env)
         finally:
             for name in ("wh", "bundled"):  # each home has its own server
-                subprocess.run([sys.executable, "-m", "scorehouse.flows.cli", "server", "stop", "--home", f"{tmp}/{name}"],
+                subprocess.run([sys.executable, "-m", "scorehouse.cli", "server", "stop", "--home", f"{tmp}/{name}"],
                                cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         result["load_average_after"] = [round(x, 1) for x in os.getloadavg()]
     result["targets"] = TARGETS

@@ -1,6 +1,6 @@
 """``python -m scorehouse``: the ``scorehouse`` command."""
 
-from scorehouse.flows.cli import console_script
+from scorehouse.cli import console_script
 
 if __name__ == "__main__":
     console_script()

@@ -11,7 +11,6 @@ the edge cases fixed so far were found.
 
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -46,27 +45,12 @@ def server_daemons_under(folder: Path) -> list[int]:
     return processes_under("scorehouse.flows.server_daemon", folder)
 
 
-def warm_workers_under(folder: Path, grace: float = 0.0) -> list[int]:
-    """Pids of warm workers (flows.warm_worker) under ``folder`` still alive after ``grace`` seconds.
-
-    A worker leaves within a second of its server's end: ``grace`` lets it.
-    """
-    deadline = time.monotonic() + grace
-    while (left := processes_under("scorehouse.flows.warm_worker", folder)) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return left
-
-
 @pytest.fixture(scope="session", autouse=True)
 def no_server_left_behind(tmp_path_factory: pytest.TempPathFactory):
-    """Fail the session if a test left a local Prefect server or a warm worker running (and stop them)."""
+    """Fail the session if a test left a local Prefect server running (and stop them)."""
     yield
     base = tmp_path_factory.getbasetemp()
     left = server_daemons_under(base)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
-    workers = warm_workers_under(base, grace=0 if left else 10)
-    for pid in workers:
-        os.kill(pid, signal.SIGKILL)
     assert not left, f"tests left local Prefect server(s) running: pids {left} (killed now)"
-    assert not workers, f"tests left warm worker(s) running: pids {workers} (killed now)"

@@ -43,7 +43,7 @@ SNAPSHOT_RANKING = RANKING_SCHEMA
 # purpose: they change loads, whose ids the input fingerprint already holds, so editing a COCO
 # parser must not give every snapshot of every benchmark a new id.
 RANK_CODE = (
-    "scorehouse.aggregators",
+    "aggregators",
     "transforms/ballots.py",
     "transforms/catalog.py",
     "transforms/dense.py",

@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 settings.register_profile(
-    "scorehouse.aggregators",
+    "aggregators",
     max_examples=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-settings.load_profile("scorehouse.aggregators")
+settings.load_profile("aggregators")
 
 # Positive values, so the geometric and harmonic means accept them; few of them, so voters tie.
 SCORE_VALUES = (0.5, 1.0, 2.0, 3.5, 7.0)

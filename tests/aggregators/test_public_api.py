@@ -18,7 +18,7 @@ import pytest
 from scorehouse import aggregators
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = sorted(p.stem for p in (ROOT / "scorehouse.aggregators").glob("*.py") if p.stem != "__init__")
+MODULES = sorted(p.stem for p in (ROOT / "aggregators").glob("*.py") if p.stem != "__init__")
 
 # Each program checks every public name and prints a JSON list of the failures.
 CHECK = """
@@ -36,7 +36,7 @@ def check(name):
 ORDERS = {
     "package first": "for name in {names}: check(name)",
     "every submodule first": "for m in {modules}: importlib.import_module('scorehouse.aggregators.' + m)\nfor name in {names}: check(name)",
-    "defining modules first": "for name in {names}: importlib.import_module('aggregators.' + __import__('scorehouse.aggregators').PUBLIC[name])\n"
+    "defining modules first": "for name in {names}: importlib.import_module('scorehouse.aggregators.' + importlib.import_module('scorehouse.aggregators').PUBLIC[name])\n"
     "for name in {names}: check(name)",
 }
 

@@ -40,7 +40,7 @@ class RankedWarehouse:
 @pytest.fixture(scope="session")
 def ranked_warehouse(tmp_path_factory: pytest.TempPathFactory) -> RankedWarehouse:
     """SuperGLUE and VALUE ingested from the bundled dumps and ranked with the default methods."""
-    home = tmp_path_factory.mktemp("report") / "scorehouse.warehouse"
+    home = tmp_path_factory.mktemp("report") / "warehouse"
     report = ingest_flow([str(SUPERGLUE), str(VALUE)], home=str(home))
     assert [f.status for f in report.files] == ["loaded", "loaded"]
     outcomes = rank_flow(home=str(home))

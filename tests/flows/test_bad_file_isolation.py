@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from scorehouse.flows.ingest import ingest_flow
 from scorehouse.flows.refresh import refresh_flow
 from tests.flows.conftest import VALUE

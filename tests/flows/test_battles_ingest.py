@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from tests.flows.conftest import SUPERGLUE
 from scorehouse.warehouse.queries import NoBattlesError, read_battles, warehouse_summary
 from scorehouse.warehouse.storage import Warehouse
 
-FIXTURES = Path(__file__).resolve().parents[1] / "scorehouse.transforms" / "fixtures" / "battles"
+FIXTURES = Path(__file__).resolve().parents[1] / "transforms" / "fixtures" / "battles"
 MAPPED_FLAGS = ["--model-a", "left", "--model-b", "right", "--winner", "outcome", "--judge", "rater",
                 "--instance", "prompt", "--turn", "round", "--language", "lang", "--category", "topic", "--tstamp", "when"]
 
@@ -26,7 +26,7 @@ def sql(home: str, query: str, tmp_path: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> str:
     """SuperGLUE's scores, and battles (good, bad and mapped) in benchmark superglue and in arena."""
-    home = str(tmp_path_factory.mktemp("battles") / "scorehouse.warehouse")
+    home = str(tmp_path_factory.mktemp("battles") / "warehouse")
     assert main(["--home", home, "ingest", str(SUPERGLUE)]) == 0
     assert main(["--home", home, "ingest", str(FIXTURES / "battles.csv"), str(FIXTURES / "battles_bad.csv"),
                  "--benchmark", "superglue"]) == 0

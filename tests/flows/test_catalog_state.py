@@ -13,7 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from scorehouse.flows.ingest import ingest_flow
 from scorehouse.flows.rank import rank_flow
 from tests.flows.conftest import REPO, SUPERGLUE, TABLES, VALUE

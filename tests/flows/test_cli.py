@@ -6,7 +6,7 @@ import json
 import polars as pl
 import pytest
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from tests.flows.conftest import SUPERGLUE, VALUE
 
 

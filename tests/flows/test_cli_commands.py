@@ -14,7 +14,7 @@ import pytest
 from scipy.stats import kendalltau
 
 from scorehouse.flows import run as run_module
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from scorehouse.flows.ingest import ingest_flow
 from tests.flows.conftest import REPO, VALUE
 from scorehouse.transforms.catalog import MetricRulesError
@@ -194,7 +194,7 @@ def test_a_bad_rules_file_stops_the_ingest_before_anything_is_written(tmp_path, 
 
 
 def test_help_imports_neither_prefect_nor_scipy():
-    probe = ("import sys; from scorehouse.flows.cli import build_parser; build_parser(); "
+    probe = ("import sys; from scorehouse.cli import build_parser; build_parser(); "
              "print(sorted(m for m in ('prefect', 'scipy', 'polars', 'duckdb') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"

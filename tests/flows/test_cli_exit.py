@@ -5,12 +5,12 @@ import sys
 
 from prefect.settings import get_current_settings
 
-from scorehouse.flows import commands
+from scorehouse import commands
 from tests.flows.conftest import REPO
 
 PROBE = """
 import atexit, sys
-import scorehouse.flows.cli as cli
+import scorehouse.cli as cli
 
 class Teardown:
     def __del__(self):

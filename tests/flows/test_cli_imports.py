@@ -15,7 +15,7 @@ from tests.flows.conftest import REPO
 HEAVY = ("prefect", "scipy", "scorehouse.aggregators.registry", "scorehouse.flows.local_server")
 PROBE = """
 import sys
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 code = main(sys.argv[1:])
 heavy = sorted(m for m in {heavy!r} if m in sys.modules)
 print("MODULES", code, heavy)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 
 
 def test_synth_writes_the_requested_size_reproducibly(tmp_path, capsys):

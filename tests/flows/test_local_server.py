@@ -34,7 +34,7 @@ def env_for(tmp_path: Path, idle: float) -> dict[str, str]:
 
 
 def scorehouse(env: dict[str, str], *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "scorehouse.flows.cli", *args], cwd=REPO, env=env,
+    return subprocess.Popen([sys.executable, "-m", "scorehouse.cli", *args], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -14,14 +14,14 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from tests.flows.conftest import SUPERGLUE, VALUE
 from scorehouse.transforms.synth_battles import synth_battles
 from scorehouse.warehouse.catalog import connect, query_frame
 from scorehouse.warehouse.snapshots import read_arena, read_coverage, read_snapshot
 from scorehouse.warehouse.storage import Warehouse
 
-FIXTURES = Path(__file__).resolve().parents[1] / "scorehouse.transforms" / "fixtures" / "battles"
+FIXTURES = Path(__file__).resolve().parents[1] / "transforms" / "fixtures" / "battles"
 
 
 def manifests(home: str, where: str = "TRUE") -> pl.DataFrame:
@@ -35,7 +35,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pl.DataFrame]:
     folder = tmp_path_factory.mktemp("rank-battles")
     battles = synth_battles(3000, n_systems=6, seed=3).battles
     battles.write_parquet(folder / "arena.parquet")
-    home = str(folder / "scorehouse.warehouse")
+    home = str(folder / "warehouse")
     assert main(["--home", home, "ingest", str(folder / "arena.parquet"), "--benchmark", "arena"]) == 0
     assert main(["--home", home, "ingest", str(SUPERGLUE), str(VALUE)]) == 0
     assert main(["--home", home, "ingest", str(FIXTURES / "battles.csv"), "--benchmark", "superglue"]) == 0
@@ -197,7 +197,7 @@ def test_the_arena_snapshot_keeps_the_fits_notes(tmp_path):
     # a-b and c-d never meet: the ratings of the two pairs are not comparable, which the snapshot must say.
     path = tmp_path / "split.csv"
     path.write_text("model_a,model_b,winner\na,b,model_a\na,b,model_b\nc,d,model_a\nc,d,model_b\n")
-    home = str(tmp_path / "scorehouse.warehouse")
+    home = str(tmp_path / "warehouse")
     assert main(["--home", home, "ingest", str(path), "--benchmark", "split"]) == 0
     assert main(["--home", home, "arena", "--benchmark", "split", "--resamples", "20"]) == 0
     notes = list(manifests(home, "method = 'arena'").get_column("notes")[0])

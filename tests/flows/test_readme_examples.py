@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from scorehouse.flows.ingest import ingest_flow
 from scorehouse.flows.rank import rank_flow
 from tests.flows.conftest import REPO, SUPERGLUE, TABLES, VALUE

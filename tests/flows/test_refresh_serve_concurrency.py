@@ -27,7 +27,7 @@ def cli(home: Path, *args: str, prefect_home: Path, new_session: bool = False) -
     env.pop("PREFECT_API_URL", None)
     log = open(prefect_home.with_suffix(".log"), "w")  # noqa: SIM115 - closed with the process
     return subprocess.Popen(
-        [sys.executable, "-m", "scorehouse.flows.cli", *args], cwd=REPO, env=env, stdout=log, stderr=log,
+        [sys.executable, "-m", "scorehouse.cli", *args], cwd=REPO, env=env, stdout=log, stderr=log,
         start_new_session=new_session,
     )
 

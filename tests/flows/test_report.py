@@ -15,7 +15,7 @@ from itertools import combinations
 import pytest
 from scipy.stats import kendalltau
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from scorehouse.flows.ingest import ingest_flow
 from scorehouse.reports.report import method_label, write_report
 from tests.flows.conftest import VALUE

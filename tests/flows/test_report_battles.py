@@ -9,7 +9,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from tests.flows.test_report_browser import browser  # noqa: F401 - the Chromium fixture
 from scorehouse.transforms.synth_battles import synth_battles
 from scorehouse.warehouse.catalog import connect, query_frame
@@ -27,7 +27,7 @@ def arena_report(browser, tmp_path_factory):  # noqa: ANN001, ANN201, F811
     a, b = sorted(battles.get_column("model_a").unique())[:2]
     battles = battles.filter(~(pl.col("model_a").is_in([a, b]) & pl.col("model_b").is_in([a, b])))
     battles.write_parquet(folder / "arena.parquet")
-    home = str(folder / "scorehouse.warehouse")
+    home = str(folder / "warehouse")
     assert main(["--home", home, "ingest", str(folder / "arena.parquet"), "--benchmark", "arena"]) == 0
     assert main(["--home", home, "rank"]) == 0
     assert main(["--home", home, "arena", "--benchmark", "arena", "--resamples", "100"]) == 0

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from scorehouse.flows.ingest import ingest_flow
 from tests.flows.conftest import VALUE
 

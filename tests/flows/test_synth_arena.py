@@ -10,14 +10,14 @@ import json
 import polars as pl
 from scipy import stats
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from scorehouse.warehouse.catalog import connect, query_frame
 from scorehouse.warehouse.snapshots import read_snapshot
 from scorehouse.warehouse.storage import Warehouse
 
 
 def test_ranking_a_synthetic_arena_recovers_the_known_strengths(tmp_path, capsys):
-    dump, home = tmp_path / "arena", str(tmp_path / "scorehouse.warehouse")
+    dump, home = tmp_path / "arena", str(tmp_path / "warehouse")
     assert main(["synth", "--battles", "30000", "--systems", "10", "--seed", "7", "--output", str(dump)]) == 0
     spec = json.loads((dump / "spec.json").read_text())
     truth = pl.DataFrame(spec["strengths"])

@@ -3,7 +3,7 @@
 import json
 import shutil
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from tests.flows.conftest import REPO
 
 SAMPLE = REPO / "data" / "bundled" / "mteb-results-sample" / "results"

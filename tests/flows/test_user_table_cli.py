@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from scorehouse.flows.cli import main
+from scorehouse.cli import main
 from scorehouse.warehouse.storage import Warehouse, sha256_of
 
 ERRORS = (

@@ -215,7 +215,7 @@ def test_tstamp_text(text, expected):
 
 
 def test_the_cli_roles_are_the_parsers_and_the_winners_are_the_schemas():
-    from scorehouse.flows.commands import BATTLE_COLUMN_ROLES
+    from scorehouse.commands import BATTLE_COLUMN_ROLES
 
     assert BATTLE_COLUMN_ROLES == tuple(ROLES) == BATTLE_FIELDS
     assert BATTLE_WINNERS == ("model_a", "model_b", "tie", "tie (bothbad)")

@@ -24,7 +24,7 @@ from scorehouse.warehouse.schema import METRIC_RULES
 
 MDR = BUNDLED / "MissingDataRanking"
 CAPTIONING = MDR / "data_generation/data/Captioning"
-RULES_FILE = Path(__file__).resolve().parents[2] / "scorehouse.warehouse" / "defaults" / "metric_rules.csv"
+RULES_FILE = Path(__file__).resolve().parents[2] / "warehouse" / "defaults" / "metric_rules.csv"
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ VALUE_CSV = BUNDLED / "vote_and_rank" / "tables" / "leaderboards - VALUE.csv"
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
-    return tmp_path / "scorehouse.warehouse"
+    return tmp_path / "warehouse"
 
 
 def tree_state(root: Path) -> dict[str, bytes]:

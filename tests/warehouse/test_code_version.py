@@ -15,10 +15,10 @@ RANK_ENTRY_POINTS = ("flows/rank.py", "flows/analyze.py")
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     """A copy of the repository's aggregators, transforms and warehouse schema, to edit."""
-    for package in ("scorehouse.aggregators", "scorehouse.transforms"):
+    for package in ("aggregators", "transforms"):
         shutil.copytree(REPOSITORY / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "scorehouse.warehouse").mkdir()
-    shutil.copyfile(REPOSITORY / "scorehouse.warehouse" / "schema.py", tmp_path / "scorehouse.warehouse" / "schema.py")
+    (tmp_path / "warehouse").mkdir()
+    shutil.copyfile(REPOSITORY / "warehouse" / "schema.py", tmp_path / "warehouse" / "schema.py")
     return tmp_path
 
 
@@ -49,7 +49,7 @@ def test_editing_the_rank_code_changes_the_code_version(tree, ranking):
 
 def test_a_new_aggregator_module_changes_the_code_version(tree):
     before = code_version(tree)
-    (tree / "scorehouse.aggregators" / "new_method.py").write_text("def rank(ballots):\n    return ballots\n")
+    (tree / "aggregators" / "new_method.py").write_text("def rank(ballots):\n    return ballots\n")
     assert code_version(tree) != before
 
 
@@ -60,8 +60,9 @@ def project_imports(source: Path) -> set[Path]:
         names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
         names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
         for name in names:
-            if name.split(".")[0] in ("scorehouse.aggregators", "scorehouse.transforms") or name == "scorehouse.warehouse.schema":
-                module = REPOSITORY / Path(*name.split("."))
+            parts = name.removeprefix("scorehouse.").split(".")
+            if parts[0] in ("aggregators", "transforms") or parts == ["warehouse", "schema"]:
+                module = REPOSITORY / Path(*parts)
                 found.add(module / "__init__.py" if module.is_dir() else module.with_suffix(".py"))
     return found
 
@@ -77,5 +78,5 @@ def test_rank_code_holds_every_module_the_rank_path_imports():
             todo.append(module)
     assert seen, "the entry points import no rank code: the walk is broken"
     assert seen <= hashed, f"imported by the rank path but not in RANK_CODE: {sorted(map(str, seen - hashed))}"
-    assert not any(str(s).startswith(str(REPOSITORY / "scorehouse.transforms" / "parsers")) for s in hashed)
+    assert not any(str(s).startswith(str(REPOSITORY / "transforms" / "parsers")) for s in hashed)
     assert len(RANK_CODE) == len(set(RANK_CODE))

@@ -170,7 +170,7 @@ def test_reingesting_the_original_bytes_after_a_correction_reverts_it(home, tmp_
     assert sql(home, "SELECT count(*) FROM loads").item() == 3
 
 
-BATTLES = Path(__file__).resolve().parents[1] / "scorehouse.transforms" / "fixtures" / "battles"
+BATTLES = Path(__file__).resolve().parents[1] / "transforms" / "fixtures" / "battles"
 
 
 def test_a_battles_writer_killed_before_its_manifest_leaves_nothing_visible(home):

@@ -21,7 +21,7 @@ from scorehouse.warehouse.schema import METRIC_RULES
 LEADERBOARD_FORMATS = (
     "votenrank-leaderboard", "rankingnlp-leaderboard", "value-leaderboard", "wide-leaderboard", "gem-scores-json"
 )
-RULES_FILE = Path(__file__).resolve().parents[2] / "scorehouse.warehouse" / "defaults" / "metric_rules.csv"
+RULES_FILE = Path(__file__).resolve().parents[2] / "warehouse" / "defaults" / "metric_rules.csv"
 
 
 @pytest.fixture(scope="module")

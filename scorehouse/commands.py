@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
-from scorehouse.flows.console import print_analyses, print_arena, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
+from scorehouse.console import print_analyses, print_arena, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
 
 
 class UsageError(Exception):

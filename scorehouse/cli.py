@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from scorehouse.flows import commands
+from scorehouse import commands
 
 
 def add_runner_options(parser: argparse.ArgumentParser) -> None:
@@ -264,24 +264,9 @@ def run_handler(args: argparse.Namespace) -> int:
         return 1
 
 
-def main(argv: list[str] | None = None, warm: bool = False) -> int:
-    """Run ``scorehouse argv``; its exit code.  ``warm``: a flow command may run in the home's
-    warm worker (:mod:`flows.warm_worker`), as the ``scorehouse`` entry point asks."""
-    args = build_parser().parse_args(argv)
-    if not (warm and args.prefect == "flow"):
-        return run_command(args)
-    from scorehouse.flows import warm_worker
-
-    environment = dict(os.environ)
-    if not warm_worker.enabled(environment):
-        return run_command(args)
-    code = warm_worker.run_in_worker(args.home, sys.argv[1:] if argv is None else argv)
-    if code is not None:
-        return code
-    try:
-        return run_command(args)
-    finally:
-        warm_worker.start_if_absent(args.home, environment)
+def main(argv: list[str] | None = None) -> int:
+    """Run ``scorehouse argv`` in this process; its exit code."""
+    return run_command(build_parser().parse_args(argv))
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -340,7 +325,7 @@ def console_script() -> None:
     """
     outcome: list[int] = []
     atexit.register(exit_without_teardown, outcome)
-    outcome.append(main(warm=True))
+    outcome.append(main())
     sys.exit(outcome[0])
 
 
