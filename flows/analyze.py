@@ -19,9 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import polars as pl
-from prefect import flow, task
-from prefect.cache_policies import NO_CACHE
 
+from scorehouse import runtime
 from scorehouse.aggregators import REGISTRY, AggregationError, Profile, build_profile
 from scorehouse.aggregators.disagreement import disagreement
 from scorehouse.aggregators.robustness import method_scores, summarise
@@ -30,7 +29,7 @@ from scorehouse.aggregators.robustness_scaling import DEFAULT_FACTORS, rescaling
 from scorehouse.aggregators.robustness_synthetic import synthetic_truth
 from scorehouse.aggregators.robustness_tasks import task_subsets
 from scorehouse.flows.catalog_state import ensure_current_catalog
-from scorehouse.flows.common import io_task, refresh_catalog
+from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.progress import progress as progress_of
 from scorehouse.flows.rank import read_benchmark
 from scorehouse.transforms.ballots import ballots as make_ballots
@@ -56,7 +55,7 @@ class AnalysisOutcome:
     notes: list[str] = field(default_factory=list)
 
 
-@task(cache_policy=NO_CACHE)
+@runtime.step
 def usable_methods(profile: Profile, methods: list[str], experiment: str) -> tuple[list[str], list[str]]:
     """The methods that rank this profile (a refusal becomes a note), and the notes."""
     kept, notes = [], []
@@ -76,7 +75,7 @@ def usable_methods(profile: Profile, methods: list[str], experiment: str) -> tup
     return kept, notes
 
 
-@task(cache_policy=NO_CACHE)
+@runtime.step
 def run_experiment(
     experiment: str, profile: Profile, methods: list[str], repetitions: int, seed: int
 ) -> dict[str, pl.DataFrame]:
@@ -98,7 +97,7 @@ def run_experiment(
     return {"results": results, "summary": summarise(results)}
 
 
-@io_task
+@runtime.step(io=True)
 def store_analysis(warehouse: Warehouse, request: AnalysisRequest, tables: dict[str, pl.DataFrame]) -> tuple[str, bool]:
     with warehouse.write_lock():
         return write_analysis(warehouse, request, tables)
@@ -118,7 +117,7 @@ def experiment_parameters(experiment: str, methods: list[str], repetitions: int,
     return parameters
 
 
-@flow(name="analyze", log_prints=False)
+@runtime.flow("analyze")
 def analyze_flow(
     benchmark: str,
     home: str | None = None,
@@ -138,7 +137,7 @@ def analyze_flow(
         inputs = {"synthetic": (None, "none", ())}
         experiments = ["synthetic"]
     else:
-        scores, metrics = read_benchmark(warehouse, benchmark, LEVEL)
+        scores, metrics = runtime.call(read_benchmark, warehouse, benchmark, LEVEL)
         if scores.height == 0:
             raise ValueError(f"no task-level scores for benchmark {benchmark!r} in {warehouse.home}; see 'scorehouse sql'")
         ballots = make_ballots(scores, metrics, level=LEVEL).collect()
@@ -158,8 +157,8 @@ def analyze_flow(
                 outcomes.append(AnalysisOutcome(experiment, "", False, {}, ["no system has every score: nothing to rank"]))
                 done(experiment)
                 continue
-            kept, notes = (methods, []) if profile is None else usable_methods(profile, methods, experiment)
-            tables = run_experiment(experiment, profile, kept, repetitions, seed)
+            kept, notes = (methods, []) if profile is None else runtime.call(usable_methods, profile, methods, experiment)
+            tables = runtime.call(run_experiment, experiment, profile, kept, repetitions, seed)
             request = AnalysisRequest(
                 benchmark=benchmark,
                 level=LEVEL,
@@ -170,9 +169,9 @@ def analyze_flow(
                 code_version=version,
                 notes=tuple(data_notes) + tuple(notes),
             )
-            analysis, new = store_analysis(warehouse, request, tables)
+            analysis, new = runtime.call(store_analysis, warehouse, request, tables)
             outcomes.append(AnalysisOutcome(experiment, analysis, new, tables, list(data_notes) + notes))
             done(experiment)
     if any(o.new for o in outcomes):
-        refresh_catalog(warehouse)
+        runtime.call(refresh_catalog, warehouse)
     return outcomes

@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import polars as pl
-from prefect import flow
 
+from scorehouse import runtime
 from scorehouse.aggregators import AggregationError, arena_leaderboard, ranking_table
 from scorehouse.flows.catalog_state import ensure_current_catalog
-from scorehouse.flows.common import io_task, refresh_catalog
+from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.rank import rank_levels, selected_battles
 from scorehouse.warehouse.battle_filters import BattleSelection
 from scorehouse.warehouse.queries import battle_loads
@@ -45,7 +45,7 @@ class ArenaOutcome:
     error: str | None = None
 
 
-@io_task
+@runtime.step(io=True)
 def store_arena(
     warehouse: Warehouse, request: SnapshotRequest, leaderboard: pl.DataFrame, coverage: pl.DataFrame
 ) -> tuple[str, bool]:
@@ -54,7 +54,7 @@ def store_arena(
         return write_snapshot(warehouse, request, ranking, coverage, arena=leaderboard)
 
 
-@flow(name="arena", log_prints=False, validate_parameters=False)
+@runtime.flow("arena")
 def arena_flow(
     benchmark: str,
     home: str | None = None,
@@ -93,9 +93,9 @@ def arena_flow(
                f"{'the mean (1000)' if anchor is None else repr(anchor) + ' (1000)'}; "
                f"{LEVEL:.0%} intervals from {n_resamples} bootstrap resamples (seed {seed})", *board.notes),
     )
-    outcome.snapshot_id, outcome.new = store_arena(warehouse, request, leaderboard,
+    outcome.snapshot_id, outcome.new = runtime.call(store_arena, warehouse, request, leaderboard,
                                                    coverage_frame(board.systems, board.played))
     outcome.leaderboard = leaderboard
     if outcome.new:
-        refresh_catalog(warehouse)
+        runtime.call(refresh_catalog, warehouse)
     return outcome

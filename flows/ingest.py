@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
-from prefect import flow, get_run_logger
 
+from scorehouse import runtime
 from scorehouse.transforms.catalog import declared_rules
 from scorehouse.transforms.parsers import FORMATS, Format, ParseError, choose_format
 from scorehouse.transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE, NotScoresError, Parsed
@@ -30,13 +30,12 @@ from scorehouse.transforms.segment_layouts import reconcile
 from scorehouse.transforms.validate import reason_counts, validate_loads
 from scorehouse.transforms.validate_battles import ValidatedBattles, validate_battles
 from scorehouse.flows.catalog_state import checked_metric_rules, ensure_current_catalog
-from scorehouse.flows.common import io_task, refresh_catalog
+from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.ingest_plan import BATCH_FILES, FilePlan, batches, plan_files
 from scorehouse.flows.lineage import (
     ReparseError, benchmark_option, folder_of, lineage_notices, load_id_of, mapping_of, stale_loads,
 )
 from scorehouse.flows.progress import progress as progress_of
-from scorehouse.flows.runners import map_tasks
 from scorehouse.warehouse.names import check_benchmark_name
 from scorehouse.warehouse.schema import QUARANTINE, SCORES
 from scorehouse.warehouse.storage import LoadRecord, NewLoad, RawMissingError, Warehouse, partition_names
@@ -105,13 +104,12 @@ def files_ok(files: list[FileOutcome], strict: bool = False) -> bool:
 
 def log_outcome(files: list[FileOutcome]) -> None:
     """Log, in the flow run, rejected files as an error and quarantined rows as a warning (the run stays Completed)."""
-    logger = get_run_logger()
     rejected = sum(f.status == "rejected" for f in files)
     quarantined = sum(f.rows_quarantined for f in files)
     if not files_ok(files):
-        logger.error("%d file(s) rejected", rejected)
+        runtime.log_error(f"{rejected} file(s) rejected")
     if quarantined:
-        logger.warning("%d row(s) quarantined: see the quarantine view", quarantined)
+        runtime.log_warning(f"{quarantined} row(s) quarantined: see the quarantine view")
 
 
 def what_it_is(path: Path) -> str | None:
@@ -274,7 +272,7 @@ def read_file(
     return outcome, ParsedFile(record, parsed, datetime.now(UTC))
 
 
-@io_task
+@runtime.step(io=True)
 def ingest_batch(
     warehouse: Warehouse, plans: list[FilePlan], format: str | None, benchmark: str | None, trust_pickle: bool,
     reparse: bool = False, columns: dict[str, str] | None = None,
@@ -418,11 +416,11 @@ def ingest_files(
             if plan.action == "unchanged":
                 done(f"{plan.path.name} unchanged")
         if parallel:
-            results = map_tasks(ingest_batch, work, True)
+            results = runtime.map_steps(ingest_batch, work, True)
         else:
             results = []
             for arguments in work:
-                results.append(ingest_batch(*arguments))
+                results.append(runtime.call(ingest_batch, *arguments))
                 for outcome in results[-1]:
                     done(f"{Path(outcome.path).name} {outcome.status}")
         for batch, batch_outcomes in zip(grouped, results, strict=True):
@@ -481,12 +479,12 @@ def refresh_catalog_after(warehouse: Warehouse, outcomes: list[FileOutcome]) -> 
     """Rebuild the catalog when a file was loaded, when there is none yet (so queries work after any ingest),
     or when it does not match the committed state (a run that died between a commit and its rebuild)."""
     if any(f.status == "loaded" for f in outcomes) or not warehouse.catalog_path.exists():
-        refresh_catalog(warehouse)
+        runtime.call(refresh_catalog, warehouse)
     else:
         ensure_current_catalog(warehouse)
 
 
-@flow(name="ingest", log_prints=False)
+@runtime.flow("ingest")
 def ingest_flow(
     paths: list[str],
     home: str | None = None,

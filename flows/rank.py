@@ -22,9 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import polars as pl
-from prefect import flow, task
-from prefect.cache_policies import NO_CACHE
 
+from scorehouse import runtime
 from scorehouse.aggregators import (
     REGISTRY,
     AggregationError,
@@ -44,9 +43,8 @@ from scorehouse.aggregators import (
 )
 from scorehouse.flows.catalog_state import ensure_current_catalog
 from scorehouse.aggregators.pairwise import co_scored, coverage_partial
-from scorehouse.flows.common import io_task, refresh_catalog
+from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.progress import progress as progress_of
-from scorehouse.flows.runners import map_tasks
 from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.transforms.rank_plan import MethodRun, NotApplicable, complete_ballots, default_runs
 from scorehouse.warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition_arrow
@@ -88,12 +86,12 @@ class BenchmarkOutcome:
     error: str | None = None  # why nothing was ranked (battle filters that keep no battle)
 
 
-@io_task
+@runtime.step(io=True)
 def read_benchmark(warehouse: Warehouse, benchmark: str, level: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     return benchmark_scores(warehouse, benchmark, level)
 
 
-@task(cache_policy=NO_CACHE)
+@runtime.step
 def rank_ballots(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> RankingResult | AggregationError:
     """Run one method; a refusal (bad parameter, too many systems) is returned, not raised."""
     notes: tuple[str, ...] = ()
@@ -129,7 +127,7 @@ def finish(partials: dict[str, Partial], method_run: MethodRun) -> RankingResult
         return error
 
 
-@task(cache_policy=NO_CACHE)
+@runtime.step
 def partition_partial(
     warehouse: Warehouse, partition: Partition, systems: tuple[str, ...], metrics: pl.DataFrame,
     methods: tuple[str, ...],
@@ -150,17 +148,17 @@ def combined_partials(
     ``progress`` reports each partition done."""
     arguments = [(warehouse, p, systems, metrics, methods) for p in partitions]
     if parallel:
-        per_partition = map_tasks(partition_partial, arguments, True)
+        per_partition = runtime.map_steps(partition_partial, arguments, True)
     else:
         per_partition = []
         with progress_of(f"rank {partitions[0].benchmark if partitions else ''}", len(partitions), progress) as done:
             for args in arguments:
-                per_partition.append(partition_partial(*args))
+                per_partition.append(runtime.call(partition_partial, *args))
                 done(f"{len(args[1].tasks)} task(s), {args[1].rows} rows")
     return {m: combine([p[m] for p in per_partition], systems) for m in (*methods, COVERAGE)}
 
 
-@io_task
+@runtime.step(io=True)
 def store_snapshot(
     warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame, coverage: pl.DataFrame
 ) -> tuple[str, bool]:
@@ -198,7 +196,7 @@ def store_results(
             n_systems=result.n_systems,
             notes=result.notes,
         )
-        snapshot, new = store_snapshot(warehouse, request, result.ranking, coverage)
+        snapshot, new = runtime.call(store_snapshot, warehouse, request, result.ranking, coverage)
         outcome.methods.append(MethodOutcome(method_run, snapshot, new, result.ranking, result.notes))
     return outcome
 
@@ -238,7 +236,7 @@ def rank_benchmark(
         outcome = rank_partitioned(warehouse, benchmark, level, runs, version, parallel, progress)
         if outcome is not None:
             return outcome
-    scores, metrics = read_benchmark(warehouse, benchmark, level)
+    scores, metrics = runtime.call(read_benchmark, warehouse, benchmark, level)
     ballots = make_ballots(scores, metrics, level=level).collect()
     outcome = BenchmarkOutcome(benchmark, level)
     if ballots.height == 0:
@@ -248,7 +246,7 @@ def rank_benchmark(
     )
     fingerprint = input_fingerprint(scores.get_column("load_id").unique().to_list(), metrics)
     chosen = runs or default_runs(level, has_missing)
-    results = [(r, rank_ballots(ballots, level, r)) for r in chosen]
+    results = [(r, runtime.call(rank_ballots, ballots, level, r)) for r in chosen]
     load_ids = tuple(sorted(scores.get_column("load_id").unique().to_list()))
     profile = build_profile(ballots)
     coverage = coverage_frame(profile.systems, co_scored(profile.scores))
@@ -276,7 +274,7 @@ def rank_battles(
         outcome.error = battles
         return outcome
     chosen = runs or default_runs(BATTLE_LEVEL, False)
-    results = [(r, rank_battle_run(battles, selection.bothbad, r)) for r in chosen]
+    results = [(r, runtime.call(rank_battle_run, battles, selection.bothbad, r)) for r in chosen]
     try:
         coverage = battle_coverage(battles, selection.bothbad)
     except AggregationError as error:  # nothing left to rank (every battle a dropped both-bad tie)
@@ -287,7 +285,7 @@ def rank_battles(
                          extra={BATTLE_LEVEL: selection.parameters()})
 
 
-@task(cache_policy=NO_CACHE)
+@runtime.step
 def rank_battle_run(battles: pl.DataFrame, bothbad: str, method_run: MethodRun) -> RankingResult | AggregationError:
     """Run one method on battles; a refusal (a method without a battles form, a bad parameter) is returned."""
     if method_run.two_step:
@@ -306,7 +304,7 @@ def battle_coverage(battles: pl.DataFrame, bothbad: str) -> pl.DataFrame:
 
 def selected_battles(warehouse: Warehouse, benchmark: str, selection: BattleSelection) -> pl.DataFrame | str:
     """The battles ``selection`` keeps, or why there is none (naming the filters)."""
-    battles = read_benchmark_battles(warehouse, benchmark, selection.filters)
+    battles = runtime.call(read_benchmark_battles, warehouse, benchmark, selection.filters)
     if battles.height:
         return battles
     return (f"no battle of {benchmark!r} matches the filters {selection.filters.describe()}; "
@@ -314,7 +312,7 @@ def selected_battles(warehouse: Warehouse, benchmark: str, selection: BattleSele
             f"max(tstamp), count(*) FROM battles WHERE benchmark = '{benchmark}' GROUP BY ALL\"")
 
 
-@io_task
+@runtime.step(io=True)
 def read_benchmark_battles(warehouse: Warehouse, benchmark: str, filters: BattleFilters) -> pl.DataFrame:
     return read_battles(warehouse, benchmark, **filters.read_options())
 
@@ -360,7 +358,7 @@ def rank_levels(
 
 # The parameters are internal objects (MethodRun), not user input: Prefect's
 # pydantic validation cannot resolve them in a served process, and need not.
-@flow(name="rank", log_prints=False, validate_parameters=False)
+@runtime.flow("rank")
 def rank_flow(
     home: str | None = None,
     benchmarks: list[str] | None = None,
@@ -393,5 +391,5 @@ def rank_flow(
         for benchmark, lvl in sorted(pairs)
     ]
     if any(m.new for o in outcomes for m in o.methods):
-        refresh_catalog(warehouse)
+        runtime.call(refresh_catalog, warehouse)
     return outcomes

@@ -4,10 +4,9 @@
 re-ranks only the benchmarks whose inputs changed; with nothing new it does
 nothing at all (no catalog rebuild, no ranking).  With ``reparse`` it also
 re-derives the loads an older parser version made
-(:func:`flows.ingest.reparse_stale`).  ``serve_refresh`` serves it as a
-Prefect deployment on a cron schedule (Prefect's scheduler needs a Prefect
-server: see :mod:`flows.local_server`).  Runs of one inbox never overlap:
-each holds the inbox's lock.
+(:func:`flows.ingest.reparse_stale`).  ``scorehouse serve`` serves it as a
+Prefect deployment on a schedule (:mod:`scorehouse.serving`).  Runs of one
+inbox never overlap: each holds the inbox's lock.
 """
 
 from __future__ import annotations
@@ -15,17 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prefect import flow
 
-from scorehouse.flows.common import io_task
+from scorehouse import runtime
 from scorehouse.flows.ingest import FileOutcome, ingest_files, log_outcome, refresh_catalog_after, reparse_stale
 from scorehouse.flows.lineage import lineage_notices, stale_loads
 from scorehouse.flows.rank import BenchmarkOutcome, rank_flow
-from scorehouse.flows.serving import serve_until_stopped
 from scorehouse.warehouse.inbox import inbox_lock, move_out, new_files
 from scorehouse.warehouse.storage import Warehouse
-
-DEPLOYMENT_NAME = "scorehouse-refresh"
 
 
 @dataclass
@@ -46,12 +41,12 @@ class RefreshReport:
         return lineage_notices(sum(f.status == "loaded" for f in self.reparsed), self.stale_loads)
 
 
-@io_task
+@runtime.step(io=True)
 def move_file(path: Path, inbox: Path, status: str) -> str:
     return str(move_out(path, inbox, status))
 
 
-@flow(name="refresh", log_prints=False)
+@runtime.flow("refresh")
 def refresh_flow(inbox: str, home: str | None = None, reparse: bool = False) -> RefreshReport:
     """Ingest what is new in ``inbox``, move it out, re-rank the benchmarks it changed.
 
@@ -76,16 +71,8 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool) -> RefreshReport
     outcomes = report.files + report.reparsed
     refresh_catalog_after(warehouse, outcomes)
     log_outcome(outcomes)
-    report.moved = [move_file(Path(f.path), inbox_path, f.status) for f in report.files]
+    report.moved = [runtime.call(move_file, Path(f.path), inbox_path, f.status) for f in report.files]
     changed = sorted({b for f in outcomes if f.status == "loaded" for b in f.benchmarks})
     if changed:
-        report.ranked = rank_flow(home=home, benchmarks=changed)
+        report.ranked = runtime.run(rank_flow, home=home, benchmarks=changed)
     return report
-
-
-def serve_refresh(inbox: str, home: str | None, cron: str | None, interval: int | None) -> None:
-    """Serve ``refresh_flow`` on a schedule until SIGTERM or Ctrl-C (:mod:`flows.serving`)."""
-    if (cron is None) == (interval is None):
-        raise ValueError("give exactly one of --cron or --interval")
-    serve_until_stopped(refresh_flow, DEPLOYMENT_NAME, cron, interval,
-                        {"inbox": str(Path(inbox).resolve()), "home": str(Warehouse(home).home)})

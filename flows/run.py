@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prefect import flow
 
-from scorehouse.flows.common import io_task
+from scorehouse import runtime
 from scorehouse.flows.ingest import IngestReport, expand_paths, ingest_flow
 from scorehouse.flows.rank import BenchmarkOutcome, rank_flow
 from scorehouse.reports.report import write_report
@@ -36,17 +35,18 @@ class RunReport:
     report: str | None = None
 
 
-@io_task
+@runtime.step(io=True)
 def export_latest_report(warehouse: Warehouse) -> str:
     """Write the HTML report of the latest snapshot of every method to ``<home>/report.html``."""
     return str(write_report(warehouse, latest_snapshot_ids(warehouse), warehouse.home / REPORT_NAME))
 
 
-@flow(name="run", log_prints=False, validate_parameters=False)
+@runtime.flow("run")
 def run_flow(home: str | None = None, data: str | None = None, progress: bool = False) -> RunReport:
     """Ingest ``data`` (default: the bundled dumps, pickles left out), rank every benchmark, export the report."""
     files, _, _ = expand_paths([data or BUNDLED_DATA])
     pickles = [f for f in files if f.suffix == ".pickle"]
-    ingested = ingest_flow([str(f) for f in files if f not in pickles], home=home, trust_pickle=False, progress=progress)
-    ranked = rank_flow(home=home, progress=progress)
-    return RunReport(ingested, [str(p) for p in pickles], ranked, export_latest_report(Warehouse(home)))
+    ingested = runtime.run(ingest_flow, [str(f) for f in files if f not in pickles], home=home, trust_pickle=False,
+                           progress=progress)
+    ranked = runtime.run(rank_flow, home=home, progress=progress)
+    return RunReport(ingested, [str(p) for p in pickles], ranked, runtime.call(export_latest_report, Warehouse(home)))

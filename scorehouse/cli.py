@@ -8,12 +8,13 @@ commands that need them, so ``scorehouse --help`` stays fast.
 from __future__ import annotations
 
 import argparse
-import atexit
 import os
 import sys
 from pathlib import Path
 
 from scorehouse import commands
+
+HISTORY_ENV = "SCOREHOUSE_HISTORY"  # scorehouse.runtime.HISTORY_ENV, spelled here so --help imports nothing
 
 
 def add_runner_options(parser: argparse.ArgumentParser) -> None:
@@ -114,8 +115,11 @@ STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scorehouse", description="A warehouse of benchmark scores and the rankings computed from them.")
-    parser.set_defaults(prefect=None)  # "flow": runs flows; "server": needs a real Prefect server
+    parser.set_defaults(flows=False, runner="local", workers=None, address=None)  # flows: runs flows (a session)
     add_home_option(parser, None)
+    parser.add_argument("--no-history", action="store_true",
+                        help="run flows in this process without recording them, even when a Prefect API is "
+                             f"configured (also: {HISTORY_ENV}=off)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     ingest = sub.add_parser("ingest", help="ingest score dumps (files or folders) into the warehouse")
@@ -128,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_table_options(ingest)
     add_battle_columns(ingest)
     add_runner_options(ingest)
-    ingest.set_defaults(handler=commands.cmd_ingest, prefect="flow")
+    ingest.set_defaults(handler=commands.cmd_ingest, flows=True)
 
     sql = sub.add_parser("sql", help="run a SQL query on the catalog (read-only)")
     sql.add_argument("query")
@@ -146,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--two-step", action="store_true", help="run the --method(s) two-step (within groups, then across)")
     add_battle_filters(rank)
     add_runner_options(rank)
-    rank.set_defaults(handler=commands.cmd_rank, prefect="flow")
+    rank.set_defaults(handler=commands.cmd_rank, flows=True)
 
     arena = sub.add_parser("arena", help="the arena leaderboard of a benchmark's battles (Elo-scale ratings, "
                            "bootstrap intervals), stored as a snapshot")
@@ -156,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
     arena.add_argument("--max-rows", type=int, default=60)
     add_battle_filters(arena)
-    arena.set_defaults(handler=commands.cmd_arena, prefect="flow", level="battles")
+    arena.set_defaults(handler=commands.cmd_arena, flows=True, level="battles")
 
     snapshots = sub.add_parser("snapshots", help="list ranking snapshots")
     snapshots.add_argument("--benchmark")
@@ -167,14 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
     refresh.add_argument("--inbox", type=Path, required=True)
     refresh.add_argument("--reparse", action="store_true", help=commands.REPARSE_HELP)
     refresh.add_argument("--strict", action="store_true", help=STRICT_HELP)
-    refresh.set_defaults(handler=commands.cmd_refresh, prefect="flow")
+    refresh.set_defaults(handler=commands.cmd_refresh, flows=True)
 
     serve = sub.add_parser("serve", help="serve the refresh flow on a schedule (a Prefect deployment)")
     serve.add_argument("--inbox", type=Path, required=True)
     when = serve.add_mutually_exclusive_group(required=True)
     when.add_argument("--cron", help='a cron schedule, e.g. "*/15 * * * *"')
     when.add_argument("--interval", type=int, help="seconds between runs")
-    serve.set_defaults(handler=commands.cmd_serve, prefect="server")
+    serve.set_defaults(handler=commands.cmd_serve)
 
     diff = sub.add_parser("diff", help="what changed between two ranking snapshots")
     diff.add_argument("ids", nargs="*", help="two snapshot ids: before and after")
@@ -222,14 +226,11 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--methods", nargs="+", help="registry method names (default: a documented set of six)")
     analyze.add_argument("--repetitions", type=int, default=100)
     analyze.add_argument("--seed", type=int, default=0)
-    analyze.set_defaults(handler=commands.cmd_analyze, prefect="flow")
+    analyze.set_defaults(handler=commands.cmd_analyze, flows=True)
 
     run = sub.add_parser("run", help="the main job: ingest the bundled dumps, rank them, print the leaderboards")
-    run.set_defaults(handler=commands.cmd_run, prefect="flow")
+    run.set_defaults(handler=commands.cmd_run, flows=True)
 
-    server = sub.add_parser("server", help="the warehouse's local Prefect server: status, start or stop")
-    server.add_argument("action", choices=("status", "start", "stop"))
-    server.set_defaults(handler=commands.cmd_server)
     for command in sub.choices.values():
         # Not given after the command, it is not set there, so the one before the command stays.
         add_home_option(command, argparse.SUPPRESS)
@@ -241,27 +242,18 @@ CATALOG_READERS = ("sql", "snapshots", "diff", "export")
 
 
 def run_handler(args: argparse.Namespace) -> int:
-    """Run the command; one that runs flows holds the shared Prefect server (or ``$PREFECT_API_URL``) for its whole life.
+    """Run the command; one that runs flows does so in a session of :mod:`scorehouse.runtime`.
 
-    The server module is imported only then: reading commands load nothing of it.
-    Prefect's settings are read on its import, so they are set first
-    (:func:`flows.commands.quiet_prefect`); the flows run without heartbeats
-    (:func:`flows.commands.without_heartbeats`).
+    Without a configured Prefect API (or with ``--no-history``) the flows run in this process
+    and nothing of Prefect is imported; with one, every flow command is a recorded flow run.
     """
-    if not args.prefect:
+    if not args.flows:
         return args.handler(args)
-    from scorehouse.flows.local_server import ServerError, prefect_api
+    from scorehouse import runtime
 
-    try:
-        with prefect_api(args.home, needs_server=args.prefect == "server"):
-            commands.quiet_prefect()
-            if args.prefect == "server":  # serving: its runs are long, in processes of their own
-                return args.handler(args)
-            with commands.without_heartbeats():
-                return args.handler(args)
-    except ServerError as error:
-        print(f"scorehouse: {error}", file=sys.stderr)
-        return 1
+    spec = runtime.RunnerSpec(args.runner, args.workers, args.address)
+    with runtime.session(no_history=args.no_history, runner=spec):
+        return args.handler(args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     """The parsed command, run in this process; its exit code, with the errors users fix said in one line."""
+    from scorehouse.aggregators.errors import ScorehouseError
     from scorehouse.transforms.catalog import MetricRulesError
     from scorehouse.warehouse.catalog import WarehouseMissingError
 
@@ -280,7 +273,10 @@ def run_command(args: argparse.Namespace) -> int:
         return run_handler(args)
     except commands.UsageError as error:  # its message names the command, as argparse's do
         print(error, file=sys.stderr)
-        return 2
+        return error.exit_code
+    except ScorehouseError as error:
+        print(f"scorehouse {args.command}: {error}", file=sys.stderr)
+        return error.exit_code
     except (WarehouseMissingError, FileNotFoundError) as error:
         print(f"scorehouse: {error}", file=sys.stderr)
         return 2
@@ -292,41 +288,9 @@ def run_command(args: argparse.Namespace) -> int:
         return 1
 
 
-def exit_without_teardown(outcome: list[int]) -> None:
-    """The last exit handler: flush stdout and stderr and end the process with ``main``'s code, skipping teardown.
-
-    Tearing down the interpreter (freeing the ~3000 modules of Prefect, pydantic,
-    Polars and pyarrow one by one) costs 0.3 to 1 s, more than many commands'
-    own work, and nothing of ours needs it: files and DuckDB connections are
-    closed by their ``with`` blocks, and by now Python has joined the threads
-    (Prefect's event and log workers flush then) and run every other exit
-    handler.  When ``main`` raised, ``outcome`` is empty and Python exits as usual.
-    """
-    if not outcome:
-        return
-    flush_streams()
-    os._exit(outcome[0])
-
-
-def flush_streams() -> None:
-    """Flush stdout and stderr before an ``os._exit``, which would drop what they buffer."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe (``| head``) or stream: nothing more to say on it
-            pass
-
-
 def console_script() -> None:
-    """The ``scorehouse`` command: :func:`main`, then :func:`exit_without_teardown`.
-
-    Registered before ``main`` runs, so it is the last exit handler to run
-    (they run last-registered first).  Tests call :func:`main` itself.
-    """
-    outcome: list[int] = []
-    atexit.register(exit_without_teardown, outcome)
-    outcome.append(main())
-    sys.exit(outcome[0])
+    """The ``scorehouse`` command."""
+    sys.exit(main())
 
 
 if __name__ == "__main__":

@@ -8,54 +8,15 @@ need them: importing Prefect alone costs about two seconds, which
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import polars as pl
 
+from scorehouse import runtime
+from scorehouse.aggregators.errors import UsageError
 from scorehouse.console import print_analyses, print_arena, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
-
-
-class UsageError(Exception):
-    """Options missing or not going together: :func:`flows.cli.main` says so on stderr and exits 2, as argparse does."""
-
-
-def quiet_prefect() -> None:
-    """Prefect without analytics or chatter, unless the user configured otherwise (before Prefect is imported)."""
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    # The temporary in-process server logs its own shutdown races (events it could
-    # not flush as the process exits) as errors: they concern Prefect's run
-    # history, never our data, so they are not shown unless asked for.
-    os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
-
-
-HEARTBEAT_SETTINGS = ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY")
-
-
-@contextmanager
-def without_heartbeats() -> Iterator[None]:
-    """Flow runs of this process send no heartbeats, unless ``$PREFECT_FLOWS_HEARTBEAT_FREQUENCY`` asks for them.
-
-    A heartbeat thread's only reader is a user's automation that marks a silent
-    run crashed (every 180 s by default); a command's flow runs end with their
-    process, which reports the final state itself.  Yet the thread sleeps in
-    1 s steps that the flow's end waits for: up to a second on every command.
-    An environment variable cannot say "none" (the setting is an int >= 30),
-    hence the settings context.
-    """
-    if any(name in os.environ for name in HEARTBEAT_SETTINGS):
-        yield
-        return
-    from prefect.settings import temporary_settings
-
-    with temporary_settings(updates={"flows.heartbeat_frequency": None}):
-        yield
 
 
 def print_summary(home: str | None) -> None:
@@ -85,15 +46,9 @@ def current_catalog(home: str | None) -> None:
     ensure_current_catalog(Warehouse(home))
 
 
-def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
-    """``flow`` with the task runner of ``--runner``/``--workers``/``--address``, and whether it is parallel."""
-    from scorehouse.flows.runners import RunnerError, runner_options
-
-    try:
-        options = runner_options(args.runner, args.workers, args.address)
-    except RunnerError as error:
-        raise UsageError(f"scorehouse {args.command}: {error}") from None
-    return (flow.with_options(**options) if options else flow), bool(options)
+def parallel(args: argparse.Namespace) -> bool:
+    """Whether the command's per-file or per-partition work is spread over a cluster (``--runner dask``)."""
+    return args.runner != "local"
 
 
 REPARSE_HELP = "re-derive, from the raw archive, the loads an older parser version of their format made"
@@ -164,10 +119,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if not args.paths and not args.reparse:
         raise UsageError("scorehouse ingest: give the files or folders to ingest, or --reparse")
     columns, mapped_format = column_mapping(args)
-    flow, parallel = _with_runner(ingest_flow, args)
-    report = flow(
-        [str(p) for p in args.paths], home=args.home, format=args.format or mapped_format, benchmark=args.benchmark,
-        trust_pickle=args.trust_pickle, progress=not parallel, parallel=parallel,
+    spread = parallel(args)
+    report = runtime.run(
+        ingest_flow, [str(p) for p in args.paths], home=args.home, format=args.format or mapped_format,
+        benchmark=args.benchmark, trust_pickle=args.trust_pickle, progress=not spread, parallel=spread,
         reparse=args.reparse, columns=columns, higher_is_better=args.higher_is_better,
     )
     print_ingest_report(report)
@@ -247,9 +202,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
     runs = _method_runs(args)
     selection = battle_selection(args)
     check_rank_selection(args, selection is not None)
-    flow, parallel = _with_runner(rank_flow, args)
-    outcomes = flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs, parallel=parallel,
-                    progress=not parallel, battles=selection)
+    spread = parallel(args)
+    outcomes = runtime.run(rank_flow, home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs,
+                           parallel=spread, progress=not spread, battles=selection)
     return 1 if print_rankings(outcomes) else 0
 
 
@@ -257,7 +212,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     from scorehouse.flows.arena import arena_flow
 
     check_rank_selection(args, True)
-    outcome = arena_flow(args.benchmark, home=args.home, battles=battle_selection(args, always=True),
+    outcome = runtime.run(arena_flow, args.benchmark, home=args.home, battles=battle_selection(args, always=True),
                          anchor=args.anchor, n_resamples=args.resamples, seed=args.seed)
     return print_arena(outcome, args.max_rows)
 
@@ -289,7 +244,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     from scorehouse.flows.ingest import files_ok
     from scorehouse.flows.refresh import refresh_flow
 
-    report = refresh_flow(inbox=str(args.inbox), home=args.home, reparse=args.reparse)
+    report = runtime.run(refresh_flow, inbox=str(args.inbox), home=args.home, reparse=args.reparse)
     if report.nothing_new:
         print(f"nothing new in {args.inbox}")
         return 0
@@ -299,34 +254,10 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Serve the refresh flow; :func:`flows.cli.main` holds the home's Prefect server (schedules need one) meanwhile."""
-    from scorehouse.flows.refresh import serve_refresh
+    """Serve the refresh flow on a schedule (:mod:`scorehouse.serving`): a Prefect deployment."""
+    from scorehouse.serving import serve
 
-    serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
-    return 0
-
-
-def cmd_server(args: argparse.Namespace) -> int:
-    """Show, start or stop the local Prefect server of the warehouse home (see :mod:`flows.local_server`)."""
-    from scorehouse.flows.local_server import ServerError, ensure_server, live_state, server_files, stop_server
-
-    files = server_files(args.home)
-    if args.action == "start":
-        try:
-            state, started = ensure_server(files)
-        except ServerError as error:
-            print(f"scorehouse server start: {error}", file=sys.stderr)
-            return 1
-        print(f"{'started' if started else 'already running'}: {state.url} (pid {state.pid}, "
-              f"stops after {state.idle_seconds:g} s unused)")
-    elif args.action == "stop":
-        state = stop_server(files)
-        print(f"stopped the server at {state.url} (pid {state.pid})" if state else "no server was running")
-    else:
-        state = live_state(files)
-        print(f"running: {state.url} (pid {state.pid}, stops after {state.idle_seconds:g} s unused; "
-              f"files in {files.folder})" if state else f"not running (files in {files.folder})")
-        return 0 if state else 3
+    serve(str(args.inbox), args.home, args.cron, args.interval)
     return 0
 
 
@@ -424,8 +355,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from scorehouse.flows.analyze import EXPERIMENTS, analyze_flow
 
     experiments = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
-    outcomes = analyze_flow(
-        args.benchmark, home=args.home, experiments=experiments, methods=args.methods,
+    outcomes = runtime.run(
+        analyze_flow, args.benchmark, home=args.home, experiments=experiments, methods=args.methods,
         repetitions=args.repetitions, seed=args.seed, progress=True,
     )
     print_analyses(args.benchmark, outcomes)
@@ -438,7 +369,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from scorehouse.flows.ingest import files_ok
     from scorehouse.flows.run import run_flow
 
-    report = run_flow(home=args.home, progress=True)
+    report = runtime.run(run_flow, home=args.home, progress=True)
     print_ingest_report(report.ingest)
     print(f"left out {len(report.pickles_left_out)} bundled pickle(s): "
           "ingest them with 'scorehouse ingest --trust-pickle PATH'")

@@ -60,6 +60,6 @@ def test_a_method_loads_only_the_scipy_it_runs(method, loaded):
 
 def test_the_rank_flow_loads_the_instance_level_code_only_when_it_ranks_instances():
     result = subprocess.run(
-        [sys.executable, "-c", "import sys, flows.rank; print(sorted(m for m in ('scorehouse.transforms.dense', 'pyarrow.compute') "
+        [sys.executable, "-c", "import sys, scorehouse.flows.rank; print(sorted(m for m in ('scorehouse.transforms.dense', 'pyarrow.compute') "
          "if m in sys.modules))"], cwd=REPO, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]", result.stdout + result.stderr
