@@ -11,6 +11,7 @@ the edge cases fixed so far were found.
 
 import os
 import signal
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,10 +22,11 @@ settings.register_profile("scorehouse-ci", parent=settings.get_profile("scorehou
 settings.load_profile("scorehouse-ci" if os.environ.get("CI") else "scorehouse")
 
 
-# Tests run their flows against Prefect's temporary in-process API, each in its own warehouse: a
-# shared server per temporary home would leave one background process per test. The tests of the
-# shared server (tests/flows/test_local_server.py) turn it back on for their subprocesses.
-os.environ.setdefault("SCOREHOUSE_PREFECT", "ephemeral")
+# The suite runs commands as a user without a Prefect API does: whatever API the machine's
+# environment or Prefect profile names is not the suite's. The tests of recorded runs
+# (tests/runtime/test_prefect_history.py) name their own server.
+os.environ.pop("PREFECT_API_URL", None)
+os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="scorehouse-tests-prefect-")
 
 
 def processes_under(module: str, folder: Path) -> list[int]:
@@ -40,9 +42,9 @@ def processes_under(module: str, folder: Path) -> list[int]:
     return pids
 
 
-def server_daemons_under(folder: Path) -> list[int]:
-    """Pids of local Prefect servers (flows.server_daemon) whose state folder is under ``folder``."""
-    return processes_under("scorehouse.flows.server_daemon", folder)
+def private_servers_under(folder: Path) -> list[int]:
+    """Pids of serve's private Prefect servers (scorehouse.prefect_server) whose folder is under ``folder``."""
+    return processes_under("scorehouse.prefect_server", folder)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -50,7 +52,7 @@ def no_server_left_behind(tmp_path_factory: pytest.TempPathFactory):
     """Fail the session if a test left a local Prefect server running (and stop them)."""
     yield
     base = tmp_path_factory.getbasetemp()
-    left = server_daemons_under(base)
+    left = private_servers_under(base)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert not left, f"tests left local Prefect server(s) running: pids {left} (killed now)"

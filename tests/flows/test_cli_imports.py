@@ -1,4 +1,5 @@
-"""Commands import only what they use (issue 14): reading commands load neither Prefect nor scipy nor the methods.
+"""Commands import only what they use: no command loads Prefect without a Prefect API; reading commands
+load neither scipy nor the methods.
 
 Each command runs through ``main`` in a fresh interpreter (a test process has
 imported everything already), on a ranked warehouse, and reports the modules
@@ -12,7 +13,7 @@ import pytest
 
 from tests.flows.conftest import REPO
 
-HEAVY = ("prefect", "scipy", "scorehouse.aggregators.registry", "scorehouse.flows.local_server")
+HEAVY = ("prefect", "scipy", "pandas", "scorehouse.aggregators.registry")
 PROBE = """
 import sys
 from scorehouse.cli import main
@@ -27,13 +28,33 @@ print("MODULES", code, heavy)
     ["snapshots"],
     ["export", "--latest", "--format", "csv", "--output", "{tmp}/latest.csv"],
 ])
-def test_reading_commands_import_neither_prefect_nor_scipy(ranked_warehouse, tmp_path, args):
+def test_reading_commands_import_neither_prefect_nor_scipy_nor_pandas(ranked_warehouse, tmp_path, args):
     args = [a.format(tmp=tmp_path) for a in args]
     result = subprocess.run(
         [sys.executable, "-c", PROBE.format(heavy=HEAVY), "--home", str(ranked_warehouse.warehouse.home), *args],
         cwd=REPO, capture_output=True, text=True, check=True,
     )
     assert result.stdout.splitlines()[-1] == "MODULES 0 []", result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["ingest", str(REPO / "data" / "bundled" / "vote_and_rank" / "tables" / "leaderboards - GLUE.csv")],
+    ["rank", "--benchmark", "glue", "--method", "borda"],
+    ["refresh", "--inbox", "{tmp}/inbox"],
+])
+def test_flow_commands_without_a_prefect_api_do_not_import_prefect(tmp_path, args):
+    """The flows run in process: Prefect (1.6-2 s to import) is loaded only to record runs."""
+    (tmp_path / "inbox").mkdir()
+    home = tmp_path / "wh"
+    if args[0] != "ingest":
+        subprocess.run([sys.executable, "-m", "scorehouse", "--home", str(home), "ingest",
+                        str(REPO / "data" / "bundled" / "vote_and_rank" / "tables" / "leaderboards - GLUE.csv")],
+                       cwd=REPO, capture_output=True, check=True)
+    args = [a.format(tmp=tmp_path) for a in args]
+    result = subprocess.run([sys.executable, "-c", PROBE.format(heavy=("prefect", "pandas")), "--home", str(home), *args],
+                            cwd=tmp_path, capture_output=True, text=True)
+    assert result.stdout.splitlines()[-1] == f"MODULES {result.returncode} []", result.stdout + result.stderr
+    assert result.returncode == 0, result.stderr
 
 
 METHOD_PROBE = """
