@@ -50,23 +50,20 @@ def task_of(fn: Callable) -> prefect.Task:
 
 
 @cache
-def flow_of(fn: Callable, task_runner: Any = None) -> prefect.Flow:
-    """The Prefect flow of the flow ``fn``, on ``task_runner`` (None: Prefect's default, in process)."""
-    options: dict[str, Any] = {"task_runner": task_runner} if task_runner is not None else {}
+def flow_of(fn: Callable, dask_address: str | None = None) -> prefect.Flow:
+    """The Prefect flow of the flow ``fn``: its tasks in process, or on the Dask scheduler at ``dask_address``."""
+    options: dict[str, Any] = {}
+    if dask_address is not None:
+        from prefect_dask import DaskTaskRunner
+
+        options["task_runner"] = DaskTaskRunner(address=dask_address)
     return prefect.flow(fn, name=runtime.flow_info(fn).name, log_prints=False, validate_parameters=False, **options)
-
-
-@cache
-def dask_task_runner(address: str) -> Any:
-    from prefect_dask import DaskTaskRunner
-
-    return DaskTaskRunner(address=address)
 
 
 def run_flow(fn: Callable, args: tuple, kwargs: dict, session: runtime.Session) -> Any:
     """Run ``fn`` as a recorded flow run; on the session's Dask cluster when it has one."""
-    runner = dask_task_runner(session.cluster.scheduler.address) if session.cluster is not None else None
-    return flow_of(fn, runner)(*args, **kwargs)
+    address = session.cluster.scheduler.address if session.cluster is not None else None
+    return flow_of(fn, address)(*args, **kwargs)
 
 
 def in_flow_run() -> bool:

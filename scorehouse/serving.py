@@ -32,6 +32,20 @@ ENTRYPOINT = f"{__name__}.served_refresh"  # what a run's process imports: the P
 def serve(inbox: str, home: str | None, cron: str | None, interval: int | None) -> None:
     """Serve the refresh of ``inbox`` into ``home`` every ``interval`` seconds or on ``cron`` until stopped."""
     parameters = {"inbox": str(Path(inbox).resolve()), "home": str(Warehouse(home).home)}
+    for stopping in (signal.SIGTERM, signal.SIGINT):  # until the runner takes over: stop, and stop the server
+        signal.signal(stopping, interrupt)
+    try:
+        serve_with_api(parameters, home, cron, interval)
+    except KeyboardInterrupt:
+        pass
+
+
+def interrupt(signum: int, frame: Any) -> None:  # noqa: ARG001 - a signal handler's (signum, frame)
+    raise KeyboardInterrupt
+
+
+def serve_with_api(parameters: dict[str, str], home: str | None, cron: str | None, interval: int | None) -> None:
+    """Serve on the configured API, or on a private server started for the time of the serve."""
     with ExitStack() as stack:
         url = runtime.configured_api()
         if url is not None:
@@ -80,10 +94,7 @@ def run_runner(parameters: dict[str, Any], cron: str | None, interval: int | Non
         except asyncio.CancelledError:
             pass
 
-    try:
-        asyncio.run(serve_until_stopped())
-    except KeyboardInterrupt:
-        pass
+    asyncio.run(serve_until_stopped())
 
 
 def __getattr__(name: str) -> Any:

@@ -12,6 +12,7 @@ the edge cases fixed so far were found.
 import os
 import signal
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -49,10 +50,12 @@ def private_servers_under(folder: Path) -> list[int]:
 
 @pytest.fixture(scope="session", autouse=True)
 def no_server_left_behind(tmp_path_factory: pytest.TempPathFactory):
-    """Fail the session if a test left a local Prefect server running (and stop them)."""
+    """Fail the session if a test left a private Prefect server running (and stop them)."""
     yield
     base = tmp_path_factory.getbasetemp()
-    left = private_servers_under(base)
+    deadline = time.monotonic() + 10  # a server whose serve was killed stops within a few seconds by itself
+    while (left := private_servers_under(base)) and time.monotonic() < deadline:
+        time.sleep(0.5)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
-    assert not left, f"tests left local Prefect server(s) running: pids {left} (killed now)"
+    assert not left, f"tests left private Prefect server(s) running: pids {left} (killed now)"

@@ -91,3 +91,22 @@ def test_recorded_steps_retry_by_the_same_rule_as_steps_in_process(prefect_api, 
     for result in results.values():
         assert result["outcome"] == "written"
         assert result["calls"] == {"io": 3, "bad": 1}
+
+
+def test_a_recorded_ingest_on_a_local_dask_cluster_runs_its_batches_as_task_runs(prefect_api, tmp_path):
+    """Prefect's Dask task runner on the cluster the command starts: the batches are task runs of the flow run."""
+    before = prefect_api.flow_runs()
+    env = {"PREFECT_API_URL": prefect_api.url}
+    done = scorehouse(tmp_path / "dask", "ingest", str(GLUE), str(GLUE.with_name("leaderboards - SuperGLUE.csv")),
+                      "--runner", "dask", "--workers", "2", env=env)
+    assert done.returncode == 0, done.stderr
+    in_process = scorehouse(tmp_path / "local", "--no-history", "ingest", str(GLUE),
+                            str(GLUE.with_name("leaderboards - SuperGLUE.csv")))
+    assert in_process.returncode == 0, in_process.stderr
+    runs = new_runs(prefect_api, before)
+    assert [(r["flow_name"], r["state_type"]) for r in runs] == [("ingest", "COMPLETED")]
+    batches = [t for t in prefect_api.task_runs(runs[0]["id"]) if t["name"].startswith("ingest_batch")]
+    assert batches and all(t["state_type"] == "COMPLETED" for t in batches)
+    same = "SELECT benchmark, task, metric, system, score, load_id FROM scores ORDER BY ALL"
+    assert (scorehouse(tmp_path / "dask", "sql", same, "--format", "csv").stdout
+            == scorehouse(tmp_path / "local", "sql", same, "--format", "csv").stdout)
