@@ -4,12 +4,6 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-# Prefect's home: the local server the commands share keeps its database and state under .prefect/.
-export PREFECT_HOME := $(CURDIR)/.prefect
-export PREFECT_SERVER_ANALYTICS_ENABLED := false
-export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 90
-export PREFECT_LOGGING_LEVEL ?= WARNING
-export PREFECT_SERVER_LOGGING_LEVEL ?= CRITICAL
 
 .PHONY: install run test lint browser clean
 
@@ -43,5 +37,4 @@ lint: install
 	$(VENV)/bin/ruff check --no-cache .
 
 clean:
-	-test ! -x $(VENV)/bin/scorehouse || $(VENV)/bin/scorehouse server stop
-	rm -rf $(VENV) scorehouse-data .prefect .pytest_cache .hypothesis .lint
+	rm -rf $(VENV) scorehouse-data .pytest_cache .hypothesis .lint

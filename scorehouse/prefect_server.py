@@ -20,12 +20,16 @@ import threading
 from pathlib import Path
 
 POLL_SECONDS = 1.0
+GRACE_SECONDS = 10.0
 
 
 def watch_parent(parent: int, stop: threading.Event, on_gone) -> None:  # noqa: ANN001 - a callback
+    """Call ``on_gone`` once the parent is gone; end the process if the server has not stopped in time after it."""
     while not stop.wait(POLL_SECONDS):
         if os.getppid() != parent:
             on_gone()
+            if not stop.wait(GRACE_SECONDS):  # a shutdown held up by open connections or Prefect's services
+                os._exit(0)
             return
 
 

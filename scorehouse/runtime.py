@@ -307,14 +307,16 @@ def dask_cluster(spec: RunnerSpec) -> Iterator[Any]:
 
     Local workers are separate processes started fresh (Dask's spawn), never forks of this one.
     """
+    import dask
     from distributed import Client, LocalCluster
 
     if spec.address:
         with Client(spec.address) as client:
             yield client
         return
-    with LocalCluster(n_workers=spec.workers or 2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+    with dask.config.set({"distributed.worker.multiprocessing-method": "spawn"}), \
+            LocalCluster(n_workers=spec.workers or 2, threads_per_worker=1, processes=True,
+                         dashboard_address=None) as cluster, Client(cluster) as client:
         yield client
 
 

@@ -1,8 +1,7 @@
 """What may name a benchmark (it becomes a hive partition folder, ``benchmark=<name>``), and where the home is.
 
 Kept free of heavy imports so that the command line can check ``--benchmark``
-and find the home's server before anything starts (``scorehouse --help`` and
-a command the warm worker serves must stay fast).
+before anything starts (``scorehouse --help`` must stay fast).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""Scheduled ingestion (refresh once, and served on a schedule) and concurrent writers."""
+"""Scheduled ingestion (one refresh) and concurrent writers; serving on a schedule: tests/runtime/test_serve.py."""
 
 import gzip
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -11,25 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from scorehouse.flows.local_server import server_files
 from scorehouse.flows.refresh import refresh_flow
 from tests.flows.conftest import REPO, SUPERGLUE, VALUE
-from scorehouse.warehouse.atomic import file_lock
 from scorehouse.warehouse.catalog import connect, query_frame
 from scorehouse.warehouse.storage import Warehouse
 
 WMT_BLEU = REPO / "data" / "bundled" / "wmt20-metrics" / "final-metric-scores" / "baselines" / "BLEU.sys.score.gz"
 
 
-def cli(home: Path, *args: str, prefect_home: Path, new_session: bool = False) -> subprocess.Popen:
-    env = {**os.environ, "SCOREHOUSE_HOME": str(home), "PREFECT_HOME": str(prefect_home),
-           "PREFECT_LOGGING_LEVEL": "WARNING", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
-    env.pop("PREFECT_API_URL", None)
-    log = open(prefect_home.with_suffix(".log"), "w")  # noqa: SIM115 - closed with the process
-    return subprocess.Popen(
-        [sys.executable, "-m", "scorehouse.cli", *args], cwd=REPO, env=env, stdout=log, stderr=log,
-        start_new_session=new_session,
-    )
+def cli(home: Path, *args: str, log: Path) -> subprocess.Popen:
+    env = {**os.environ, "SCOREHOUSE_HOME": str(home)}
+    out = open(log, "w")  # noqa: SIM115 - closed with the process
+    return subprocess.Popen([sys.executable, "-m", "scorehouse", *args], cwd=REPO, env=env, stdout=out, stderr=out)
 
 
 def corrupt_gzip(path: Path) -> None:
@@ -63,11 +55,11 @@ def test_refresh_ranks_the_good_dump_quarantines_the_corrupt_one_then_does_nothi
 
 def test_two_rank_processes_at_once_finish_and_readers_are_never_blocked(tmp_path):
     home = tmp_path / "wh"
-    ingest = cli(home, "ingest", str(SUPERGLUE), str(VALUE), prefect_home=tmp_path / "p0")
+    ingest = cli(home, "ingest", str(SUPERGLUE), str(VALUE), log=tmp_path / "p0.log")
     assert ingest.wait(timeout=300) == 0
     writers = [
-        cli(home, "rank", "--method", "mean", "--method", "borda", "--method", "borda_partial", prefect_home=tmp_path / "p1"),
-        cli(home, "rank", "--method", "copeland", "--method", "minimax", "--method", "borda_partial", prefect_home=tmp_path / "p2"),
+        cli(home, "rank", "--method", "mean", "--method", "borda", "--method", "borda_partial", log=tmp_path / "p1.log"),
+        cli(home, "rank", "--method", "copeland", "--method", "minimax", "--method", "borda_partial", log=tmp_path / "p2.log"),
     ]
     reads = 0
     while any(w.poll() is None for w in writers):
@@ -84,36 +76,3 @@ def test_two_rank_processes_at_once_finish_and_readers_are_never_blocked(tmp_pat
         complete = query_frame(con, "SELECT count(*) FROM snapshots WHERE snapshot_id NOT IN (SELECT snapshot_id FROM rankings)")
         assert complete.item() == 0
     assert not list(home.rglob("*.tmp"))
-
-
-@pytest.mark.slow
-def test_serve_runs_the_refresh_on_its_schedule(tmp_path):
-    inbox, home = tmp_path / "inbox", tmp_path / "wh"
-    inbox.mkdir()
-    # its own session, so that it and its runner's subprocesses can be stopped together
-    server = cli(home, "serve", "--inbox", str(inbox), "--interval", "5", prefect_home=tmp_path / "p", new_session=True)
-    try:
-        shutil.copyfile(VALUE, inbox / VALUE.name)
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline and not (inbox / "processed" / VALUE.name).exists():
-            assert server.poll() is None, (tmp_path / "p.log").read_text()
-            time.sleep(1)
-        assert (inbox / "processed" / VALUE.name).exists(), (tmp_path / "p.log").read_text()
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not list((home / "snapshot_manifests").glob("*.parquet")):
-            time.sleep(1)
-        assert list((home / "snapshot_manifests").glob("*.parquet"))
-    finally:
-        os.kill(server.pid, signal.SIGTERM)  # serve alone: it stops its runner, the runner its flow runs
-        try:
-            code = server.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            code = None  # it ignored SIGTERM: fail below, after cleaning up
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-        with file_lock(server_files(home, tmp_path / "p").users_lock, wait=False) as unused:
-            released = unused  # nobody holds the shared server any more: it may stop when idle
-        # serve used the home's shared Prefect server: stop it rather than wait for its idle period
-        assert cli(home, "server", "stop", prefect_home=tmp_path / "p").wait(timeout=60) == 0
-    assert code == 0, f"serve did not end on SIGTERM (exit code {code}): {(tmp_path / 'p.log').read_text()}"
-    assert released

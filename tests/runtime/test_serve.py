@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shlex
 import shutil
 import signal
 import stat
@@ -26,16 +27,11 @@ VALUE = REPO / "data" / "bundled" / "vote_and_rank" / "tables" / "leaderboards -
 def start_serve(home: Path, inbox: Path, log: Path) -> subprocess.Popen:
     """``scorehouse serve`` in the background, as a shell's ``&`` starts it: SIGINT ignored."""
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    command = shlex.join([sys.executable, "-m", "scorehouse", "--home", str(home), "serve", "--inbox", str(inbox),
+                          "--interval", "3"])
     with log.open("w") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "scorehouse", "--home", str(home), "serve", "--inbox", str(inbox), "--interval", "3"],
-            cwd=home.parent, env=env, stdout=out, stderr=out, stdin=subprocess.DEVNULL, start_new_session=True,
-            preexec_fn=None if os.name != "posix" else ignore_sigint,
-        )
-
-
-def ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return subprocess.Popen(["bash", "-c", f"trap '' INT; exec {command}"], cwd=home.parent, env=env, stdout=out,
+                                stderr=out, stdin=subprocess.DEVNULL, start_new_session=True)
 
 
 def server_state(home: Path, log: Path, process: subprocess.Popen, timeout: float = 180) -> dict:
@@ -104,8 +100,10 @@ def test_serve_ingests_on_schedule_and_sigint_stops_it_and_its_server(served):
     assert (inbox / "processed" / VALUE.name).exists(), log.read_text()
     assert list((home / "snapshot_manifests").glob("*.parquet")), log.read_text()
     secret = (home / ".serve" / "secret").read_text().strip()
-    runs = post(f"{state['url']}/flow_runs/filter", secret)
-    assert any(r["state_type"] == "COMPLETED" for r in runs)  # the runs are in the private server's history
+    deadline = time.monotonic() + 60
+    while not any(r["state_type"] == "COMPLETED" for r in post(f"{state['url']}/flow_runs/filter", secret)):
+        assert time.monotonic() < deadline, "no completed run in the private server's history"
+        time.sleep(1)
     assert stop(process, signal.SIGINT) == 0, log.read_text()  # SIGINT, although a background job ignores it
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and processes_naming(home):
