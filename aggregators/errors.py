@@ -29,6 +29,10 @@ class UsageError(ScorehouseError):
     exit_code = 2
 
 
+class NotFoundError(UsageError, LookupError):
+    """A thing the user named (a file, a folder, a snapshot, an analysis) is not there: exit 2."""
+
+
 class AggregationError(ScorehouseError, ValueError):
     """Base class of every error raised by :mod:`aggregators`."""
 

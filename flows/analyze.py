@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from scorehouse import runtime
+from scorehouse.aggregators.errors import NotFoundError
 from scorehouse.aggregators import REGISTRY, AggregationError, Profile, build_profile
 from scorehouse.aggregators.disagreement import disagreement
 from scorehouse.aggregators.robustness import method_scores, summarise
@@ -139,7 +140,7 @@ def analyze_flow(
     else:
         scores, metrics = runtime.call(read_benchmark, warehouse, benchmark, LEVEL)
         if scores.height == 0:
-            raise ValueError(f"no task-level scores for benchmark {benchmark!r} in {warehouse.home}; see 'scorehouse sql'")
+            raise NotFoundError(f"no task-level scores for benchmark {benchmark!r} in {warehouse.home}; see 'scorehouse sql'")
         ballots = make_ballots(scores, metrics, level=LEVEL).collect()
         complete, complete_notes = complete_ballots(ballots, LEVEL)
         load_ids = tuple(sorted(scores.get_column("load_id").unique().to_list()))

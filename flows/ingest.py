@@ -23,6 +23,7 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse import runtime
+from scorehouse.aggregators.errors import NotFoundError, ScorehouseError
 from scorehouse.transforms.catalog import declared_rules
 from scorehouse.transforms.parsers import FORMATS, Format, ParseError, choose_format
 from scorehouse.transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE, NotScoresError, Parsed
@@ -168,7 +169,7 @@ def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path], list[
             else:
                 skipped.append(FileOutcome(str(path), "skipped", error=f"{path}: {kind}, not a regular file; not read"))
         else:
-            raise FileNotFoundError(f"no such file or folder: {path}")
+            raise NotFoundError(f"no such file or folder: {path}")
     documents = [f for f in files if f.stem.lower().startswith(DOCUMENT_NAMES) and f.suffix.lower() in (".md", ".txt", "")]
     return [f for f in files if f not in documents], documents, skipped
 
@@ -236,8 +237,10 @@ class ParsedFile:
     read_at: datetime
 
 
-class FileChangedError(OSError):
+class FileChangedError(ScorehouseError, OSError):
     """A file whose bytes changed between the plan of the run and its read."""
+
+    retryable = True
 
 
 def read_file(

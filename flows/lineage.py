@@ -18,12 +18,13 @@ from pathlib import Path
 
 import polars as pl
 
+from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.transforms.parsers import FORMATS, Format
 from scorehouse.warehouse.schema import UNVERSIONED_PARSER
 from scorehouse.warehouse.storage import Warehouse
 
 
-class ReparseError(ValueError):
+class ReparseError(ScorehouseError, ValueError):
     """A load that cannot be re-derived from its manifest and the raw archive."""
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from scorehouse import runtime
+from scorehouse.aggregators.errors import UsageError
 from scorehouse.aggregators import (
     REGISTRY,
     AggregationError,
@@ -253,7 +254,7 @@ def rank_benchmark(
     return store_results(warehouse, outcome, results, fingerprint, load_ids, version, coverage)
 
 
-class RankSelectionError(ValueError):
+class RankSelectionError(UsageError, ValueError):
     """What to rank does not exist or does not fit the options (an unknown benchmark, battle filters
     for scores): the command says so and exits 2."""
 

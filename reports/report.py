@@ -124,12 +124,11 @@ def _method_key(snapshot: tuple[dict[str, Any], pl.DataFrame]) -> tuple[Any, ...
 
 
 def method_label(manifest: dict[str, Any]) -> str:
-    """``borda (two-level)``, ``elo [k=32]``: the method as the text leaderboard names it, with its parameters."""
+    """``borda (two-level)``, ``elo [k=16]``: the method as the terminal leaderboard names it
+    (:attr:`transforms.rank_plan.MethodRun.label`: parameters only where they differ from the defaults)."""
     params = json.loads(manifest["parameters"] or "{}")
     two_step = bool(params.pop("two_step", False))
-    label = MethodRun(manifest["method"], params, two_step=two_step).label
-    extra = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(params.items()))
-    return f"{label} [{extra}]" if extra else label
+    return MethodRun(manifest["method"], params, two_step=two_step).label
 
 
 def _columns(snapshots: list[tuple[dict[str, Any], pl.DataFrame]]) -> tuple[MethodColumn, ...]:

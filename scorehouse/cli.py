@@ -15,6 +15,7 @@ from pathlib import Path
 from scorehouse import commands
 
 HISTORY_ENV = "SCOREHOUSE_HISTORY"  # scorehouse.runtime.HISTORY_ENV, spelled here so --help imports nothing
+OUTPUT_FORMATS = ("table", "csv", "json", "parquet")  # scorehouse.console.OUTPUT_FORMATS (checked by a test)
 
 
 def add_runner_options(parser: argparse.ArgumentParser) -> None:
@@ -111,20 +112,62 @@ def add_battle_columns(parser: argparse.ArgumentParser) -> None:
 
 
 STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
+DEPRECATED = "deprecated spelling of {new}, kept for one release"
+
+
+class DeprecatedAlias(argparse.Action):
+    """An old spelling of an option: stores into the new one's destination and says, on stderr, to use the new one."""
+
+    def __init__(self, option_strings: list[str], dest: str, new: str, **kwargs: object) -> None:  # noqa: D107
+        self.new = new
+        super().__init__(option_strings, dest, help=DEPRECATED.format(new=new), **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
+        print(f"scorehouse: {option_string} is deprecated; use {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_output_options(parser: argparse.ArgumentParser, max_rows: int) -> None:
+    """``--format``/``--output``/``--max-rows``: how a command that prints a table writes it."""
+    group = parser.add_argument_group("output", "the table a command prints, or writes to a file")
+    group.add_argument("--format", choices=OUTPUT_FORMATS, default="table",
+                       help="table (default, on the terminal), or csv, json or parquet (parquet needs --output)")
+    group.add_argument("--output", type=Path, metavar="FILE", help="write the table to FILE instead of stdout")
+    group.add_argument("--max-rows", type=int, default=max_rows, metavar="N",
+                       help=f"rows shown in table format (default {max_rows})")
+
+
+def subcommand(sub, name: str, help: str, examples: list[str], **kwargs: object) -> argparse.ArgumentParser:  # noqa: ANN001, A002
+    """A subcommand whose ``--help`` ends with its examples."""
+    epilog = "examples:\n" + "\n".join(f"  scorehouse {e}" for e in examples)
+    return sub.add_parser(name, help=help, description=help, epilog=epilog,
+                          formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="scorehouse", description="A warehouse of benchmark scores and the rankings computed from them.")
+    parser = argparse.ArgumentParser(
+        prog="scorehouse", description="A warehouse of benchmark scores and the rankings computed from them.",
+        epilog="examples:\n  scorehouse run\n  scorehouse ingest results.csv --benchmark mine --system model --score acc\n"
+               "  scorehouse rank --benchmark mine\n  scorehouse sql \"SELECT * FROM latest_rankings LIMIT 5\"\n"
+               "run 'scorehouse COMMAND --help' for a command's options and examples",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.set_defaults(flows=False, runner="local", workers=None, address=None)  # flows: runs flows (a session)
     add_home_option(parser, None)
     parser.add_argument("--no-history", action="store_true",
                         help="run flows in this process without recording them, even when a Prefect API is "
                              f"configured (also: {HISTORY_ENV}=off)")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="say more: each load's notes, each method's notes, the warehouse summary")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    ingest = sub.add_parser("ingest", help="ingest score dumps (files or folders) into the warehouse")
-    ingest.add_argument("paths", nargs="*", type=Path)
-    ingest.add_argument("--format", help="force a format instead of detecting it")
+    ingest = subcommand(sub, "ingest", "ingest score dumps (files or folders) into the warehouse", [
+        "ingest data/bundled/vote_and_rank/tables",
+        "ingest results.csv --benchmark mine --system model --task dataset --score accuracy",
+        "ingest battles.jsonl --benchmark arena --model-a left --model-b right --winner verdict",
+    ])
+    ingest.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders to ingest")
+    ingest.add_argument("--format", metavar="FORMAT",
+                        help="the format of the files read, instead of detecting it (e.g. user-table, battles)")
     ingest.add_argument("--benchmark", type=benchmark_option, help="benchmark name instead of the one the parser derives")
     ingest.add_argument("--trust-pickle", action="store_true", help="allow pickles (unpickling runs code)")
     ingest.add_argument("--reparse", action="store_true", help=commands.REPARSE_HELP)
@@ -134,14 +177,18 @@ def build_parser() -> argparse.ArgumentParser:
     add_runner_options(ingest)
     ingest.set_defaults(handler=commands.cmd_ingest, flows=True)
 
-    sql = sub.add_parser("sql", help="run a SQL query on the catalog (read-only)")
-    sql.add_argument("query")
-    sql.add_argument("--format", choices=("table", "csv", "json", "parquet"), default="table")
-    sql.add_argument("--output", type=Path, help="write the result to this file")
-    sql.add_argument("--max-rows", type=int, default=60, help="rows shown in table format")
+    sql = subcommand(sub, "sql", "run a SQL query on the catalog (read-only)", [
+        'sql "SELECT benchmark, count(*) FROM scores GROUP BY ALL"',
+        'sql "SELECT * FROM latest_rankings WHERE benchmark = \'glue\'" --format csv --output glue.csv',
+    ])
+    sql.add_argument("query", help="one SQL query (DuckDB's dialect) over the catalog's views")
+    add_output_options(sql, 60)
     sql.set_defaults(handler=commands.cmd_sql)
 
-    rank = sub.add_parser("rank", help="rank benchmarks and store the results as snapshots")
+    rank = subcommand(sub, "rank", "rank benchmarks and store the results as snapshots", [
+        "rank", "rank --benchmark glue --method borda --method kemeny",
+        "rank --benchmark glue --method elo --param elo.k=16 --format csv --output glue-ranks.csv",
+    ])
     rank.add_argument("--benchmark", action="append", help="benchmark to rank (repeatable; default: all)")
     rank.add_argument("--level", type=level_name,
                       help="task, instance or battles; default: each benchmark's natural level")
@@ -150,85 +197,105 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--two-step", action="store_true", help="run the --method(s) two-step (within groups, then across)")
     add_battle_filters(rank)
     add_runner_options(rank)
+    add_output_options(rank, 30)
     rank.set_defaults(handler=commands.cmd_rank, flows=True)
 
-    arena = sub.add_parser("arena", help="the arena leaderboard of a benchmark's battles (Elo-scale ratings, "
-                           "bootstrap intervals), stored as a snapshot")
+    arena = subcommand(sub, "arena", "the arena leaderboard of a benchmark's battles (Bradley-Terry on the Elo "
+                       "scale, bootstrap intervals), stored as a snapshot", [
+                           "arena --benchmark chatbot-arena", "arena --benchmark chatbot-arena --judge gpt-4 --resamples 200",
+                       ])
     arena.add_argument("--benchmark", required=True, help="a benchmark holding battles")
     arena.add_argument("--anchor", metavar="SYSTEM", help="the system rated 1000 (default: the mean rating is 1000)")
     arena.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the battles (default 1000)")
     arena.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
-    arena.add_argument("--max-rows", type=int, default=60)
     add_battle_filters(arena)
+    add_output_options(arena, 60)
     arena.set_defaults(handler=commands.cmd_arena, flows=True, level="battles")
 
-    snapshots = sub.add_parser("snapshots", help="list ranking snapshots")
-    snapshots.add_argument("--benchmark")
-    snapshots.add_argument("--max-rows", type=int, default=100)
+    snapshots = subcommand(sub, "snapshots", "list ranking snapshots", [
+        "snapshots", "snapshots --benchmark glue --format csv --output snapshots.csv"])
+    snapshots.add_argument("--benchmark", help="only this benchmark's snapshots")
+    add_output_options(snapshots, 100)
     snapshots.set_defaults(handler=commands.cmd_snapshots)
 
-    refresh = sub.add_parser("refresh", help="ingest new files of an inbox once and re-rank what changed")
-    refresh.add_argument("--inbox", type=Path, required=True)
+    refresh = subcommand(sub, "refresh", "ingest new files of an inbox once and re-rank what changed", [
+        "refresh --inbox incoming/"])
+    refresh.add_argument("--inbox", type=Path, required=True, help="the folder new dumps are dropped into")
     refresh.add_argument("--reparse", action="store_true", help=commands.REPARSE_HELP)
     refresh.add_argument("--strict", action="store_true", help=STRICT_HELP)
     refresh.set_defaults(handler=commands.cmd_refresh, flows=True)
 
-    serve = sub.add_parser("serve", help="serve the refresh flow on a schedule (a Prefect deployment)")
-    serve.add_argument("--inbox", type=Path, required=True)
+    serve = subcommand(sub, "serve", "serve the refresh flow on a schedule (a Prefect deployment)", [
+        'serve --inbox incoming/ --cron "*/15 * * * *"', "serve --inbox incoming/ --interval 600"])
+    serve.add_argument("--inbox", type=Path, required=True, help="the folder new dumps are dropped into")
     when = serve.add_mutually_exclusive_group(required=True)
     when.add_argument("--cron", help='a cron schedule, e.g. "*/15 * * * *"')
     when.add_argument("--interval", type=int, help="seconds between runs")
     serve.set_defaults(handler=commands.cmd_serve)
 
-    diff = sub.add_parser("diff", help="what changed between two ranking snapshots")
-    diff.add_argument("ids", nargs="*", help="two snapshot ids: before and after")
+    diff = subcommand(sub, "diff", "what changed between two ranking snapshots", [
+        "diff --latest", "diff --latest --benchmark glue --method borda", "diff 3f2a9c1e 7d41b0aa --all"])
+    diff.add_argument("ids", nargs="*", metavar="ID", help="two snapshot ids: before and after")
     diff.add_argument("--latest", action="store_true", help="compare each latest snapshot with its previous one")
-    diff.add_argument("--benchmark")
-    diff.add_argument("--method")
-    diff.add_argument("--top-k", type=int, default=3)
+    diff.add_argument("--benchmark", help="with --latest: only this benchmark")
+    diff.add_argument("--method", help="with --latest: only this method")
+    diff.add_argument("--top-k", type=int, default=3, help="the k of the top-k agreement (default 3)")
     diff.add_argument("--all", action="store_true", help="list unmoved systems too")
-    diff.add_argument("--max-rows", type=int, default=60)
+    add_output_options(diff, 60)
     diff.set_defaults(handler=commands.cmd_diff)
 
-    export = sub.add_parser("export", help="export ranking snapshots (csv, parquet, json or an html report)")
+    export = subcommand(sub, "export", "export ranking snapshots (csv, parquet, json or an html report)", [
+        "export --latest --format html --output report.html",
+        "export --latest --benchmark glue --format csv --output glue.csv", "export --snapshot 3f2a9c1e --format json --output s.json"])
     which = export.add_mutually_exclusive_group(required=True)
     which.add_argument("--snapshot", action="append", help="snapshot id (repeatable)")
     which.add_argument("--latest", action="store_true", help="the latest snapshot of every method")
     export.add_argument("--benchmark", help="with --latest: only this benchmark")
-    export.add_argument("--format", choices=("csv", "parquet", "json", "html"), required=True)
-    export.add_argument("--output", type=Path, required=True)
+    export.add_argument("--format", choices=("csv", "parquet", "json", "html"), required=True,
+                        help="the format of the file written")
+    export.add_argument("--output", type=Path, required=True, metavar="FILE", help="the file to write")
     export.set_defaults(handler=commands.cmd_export)
 
-    synth = sub.add_parser("synth", help="write synthetic instance-level dumps, or an arena of battles (--battles), "
-                           "with a known true ranking")
+    synth = subcommand(sub, "synth", "write synthetic instance-level dumps, or an arena of battles (--battles), "
+                       "with a known true ranking", [
+                           "synth --output /tmp/synth --scores 1000000", "synth --output /tmp/arena --battles 10000 --systems 20"])
     synth.add_argument("--output", type=Path, required=True, help="folder to write csv/, parquet/ and spec.json into")
     synth.add_argument("--battles", type=int, metavar="N",
                        help="write N arena battles among --systems systems of known strength instead "
                             "(battles.jsonl, battles.parquet, spec.json)")
     synth.add_argument("--scores", type=int, help="total number of scores (sets --instances)")
-    synth.add_argument("--benchmarks", type=int, default=1)
+    synth.add_argument("--benchmarks", type=int, default=1, help="benchmarks to write (default 1)")
     synth.add_argument("--tasks", type=int, default=16, help="tasks (language pairs, datasets) per benchmark")
-    synth.add_argument("--metrics", type=int, default=17)
+    synth.add_argument("--metrics", type=int, default=17, help="metrics per task (default 17)")
     synth.add_argument("--instances", type=int, default=2000, help="instances (segments) per task")
     synth.add_argument("--systems", type=int, default=15, help="systems per benchmark")
     synth.add_argument("--phi", type=float, default=0.5, help="dispersion: system n scores phi*n + Gumbel noise")
     synth.add_argument("--corrupted", type=float, default=0.0, help="fraction of tasks whose ranking is reversed")
     synth.add_argument("--rescale", type=float, default=1.0, help="factor applied to one task's scores")
     synth.add_argument("--missing", type=float, default=0.0, help="fraction of (system, task) cells left out")
-    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
     synth.add_argument("--format", action="append", choices=("csv", "parquet", "jsonl"),
-                       help="csv and parquet (default: both); with --battles jsonl and parquet (default: both)")
+                       help="the format of the files written (repeatable): csv and parquet (default: both); "
+                            "with --battles jsonl and parquet (default: both)")
     synth.set_defaults(handler=commands.cmd_synth)
 
-    analyze = sub.add_parser("analyze", help="robustness experiments and method disagreement on one benchmark")
+    analyze = subcommand(sub, "analyze", "robustness experiments and method disagreement on one benchmark", [
+        "analyze --benchmark glue", "analyze --benchmark glue --experiment tasks --method borda --method mean --resamples 50"])
     analyze.add_argument("--benchmark", required=True, help="a benchmark in the warehouse, or 'synthetic'")
-    analyze.add_argument("--experiment", choices=("agreement", "tasks", "missing", "scaling", "all"), default="all")
-    analyze.add_argument("--methods", nargs="+", help="registry method names (default: a documented set of six)")
-    analyze.add_argument("--repetitions", type=int, default=100)
-    analyze.add_argument("--seed", type=int, default=0)
+    analyze.add_argument("--experiment", choices=("agreement", "tasks", "missing", "scaling", "all"), default="all",
+                         help="the experiment to run (default: all)")
+    analyze.add_argument("--method", action="append", dest="methods",
+                         help="registry method name (repeatable; default: a documented set of six)")
+    analyze.add_argument("--methods", nargs="+", dest="methods", action=DeprecatedAlias, new="--method")
+    analyze.add_argument("--resamples", type=int, default=100, dest="resamples",
+                         help="random draws per setting of the tasks and missing experiments (default 100)")
+    analyze.add_argument("--repetitions", type=int, dest="resamples", action=DeprecatedAlias, new="--resamples")
+    analyze.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+    add_output_options(analyze, 60)
     analyze.set_defaults(handler=commands.cmd_analyze, flows=True)
 
-    run = sub.add_parser("run", help="the main job: ingest the bundled dumps, rank them, print the leaderboards")
+    run = subcommand(sub, "run", "the main job: ingest the bundled dumps, rank them, write the report", [
+        "run", "--home /tmp/demo run -v"])
     run.set_defaults(handler=commands.cmd_run, flows=True)
 
     for command in sub.choices.values():
@@ -262,27 +329,24 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """The parsed command, run in this process; its exit code, with the errors users fix said in one line."""
+    """The parsed command, run in this process; its exit code.
+
+    A named error (:class:`scorehouse.aggregators.errors.ScorehouseError`) is said in one line
+    with its exit code; anything else is a bug and shows its traceback.
+    """
     from scorehouse.aggregators.errors import ScorehouseError
-    from scorehouse.transforms.catalog import MetricRulesError
-    from scorehouse.warehouse.catalog import WarehouseMissingError
 
     try:
+        if getattr(args, "max_rows", None) is not None:  # a command that prints a table
+            commands.check_output(args)
         if args.command in CATALOG_READERS:
             commands.current_catalog(args.home)
         return run_handler(args)
-    except commands.UsageError as error:  # its message names the command, as argparse's do
-        print(error, file=sys.stderr)
-        return error.exit_code
     except ScorehouseError as error:
-        print(f"scorehouse {args.command}: {error}", file=sys.stderr)
+        message = str(error)
+        prefix = f"scorehouse {args.command}: "
+        print(message if message.startswith(prefix) else prefix + message, file=sys.stderr)
         return error.exit_code
-    except (WarehouseMissingError, FileNotFoundError) as error:
-        print(f"scorehouse: {error}", file=sys.stderr)
-        return 2
-    except MetricRulesError as error:  # bad input the user fixes in the file named: one line, no traceback
-        print(f"scorehouse: {error}", file=sys.stderr)
-        return 1
     except BrokenPipeError:  # the reader left (``| head``): nothing more to say, and no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

@@ -16,7 +16,10 @@ if TYPE_CHECKING:
 
 from scorehouse import runtime
 from scorehouse.aggregators.errors import UsageError
-from scorehouse.console import print_analyses, print_arena, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
+from scorehouse.console import (
+    analyses_frame, print_analyses, print_arena, print_diff, print_frame, print_ingest_report, print_ingest_totals,
+    print_rankings, print_refresh, rankings_frame, write_table,
+)
 
 
 def print_summary(home: str | None) -> None:
@@ -44,6 +47,11 @@ def current_catalog(home: str | None) -> None:
     from scorehouse.warehouse.storage import Warehouse
 
     ensure_current_catalog(Warehouse(home))
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Progress on stderr: a bar on a terminal; in a log, one line per step only with ``-v``."""
+    return args.verbose or sys.stderr.isatty()
 
 
 def parallel(args: argparse.Namespace) -> bool:
@@ -122,52 +130,36 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     spread = parallel(args)
     report = runtime.run(
         ingest_flow, [str(p) for p in args.paths], home=args.home, format=args.format or mapped_format,
-        benchmark=args.benchmark, trust_pickle=args.trust_pickle, progress=not spread, parallel=spread,
+        benchmark=args.benchmark, trust_pickle=args.trust_pickle, progress=show_progress(args) and not spread, parallel=spread,
         reparse=args.reparse, columns=columns, higher_is_better=args.higher_is_better,
     )
-    print_ingest_report(report)
-    print_summary(args.home)
+    print_ingest_report(report, args.verbose)
+    if args.verbose:
+        print_summary(args.home)
     return 0 if files_ok(report.files, args.strict) else 1
 
 
-def nested_as_json(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` with its list, array and struct columns as JSON text: CSV has no nested values."""
-    import polars as pl
+def check_output(args: argparse.Namespace) -> None:
+    """``--format``/``--output`` of a table command that cannot work, said before the command runs."""
+    if args.format == "parquet" and args.output is None:
+        raise UsageError(f"scorehouse {args.command}: --format parquet needs --output FILE")
+    if args.format == "table" and args.output is not None:
+        raise UsageError(f"scorehouse {args.command}: --output writes csv, json or parquet: add --format csv (or json, parquet)")
 
-    nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
-    return frame.with_columns(
-        pl.when(pl.col(name).is_not_null())
-        .then(pl.struct(pl.col(name).alias("v")).struct.json_encode().str.strip_prefix('{"v":').str.strip_suffix("}"))
-        .alias(name)
-        for name in nested
-    )
+
+def emit(frame: pl.DataFrame, args: argparse.Namespace) -> None:
+    """The command's table as ``--format`` asks: on the terminal (``table``), or as csv/json/parquet."""
+    if args.format == "table":
+        print_frame(frame, max_rows=args.max_rows)
+    else:
+        write_table(frame, args.format, args.output)
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-    from scorehouse.warehouse.catalog import RefusedQueryError, user_query
+    from scorehouse.warehouse.catalog import user_query
     from scorehouse.warehouse.storage import Warehouse
 
-    if args.format == "parquet" and args.output is None:
-        print("scorehouse sql: --format parquet needs --output FILE", file=sys.stderr)
-        return 2
-    try:
-        frame = user_query(Warehouse(args.home), args.query)
-    except RefusedQueryError as error:
-        print(f"scorehouse sql: {error}", file=sys.stderr)
-        return 1
-    if args.format == "table":
-        print_frame(frame, max_rows=args.max_rows)
-    elif args.format == "csv":
-        frame = nested_as_json(frame)
-        text = frame.write_csv(args.output) if args.output else frame.write_csv()
-        if text is not None:
-            sys.stdout.write(text)
-    elif args.format == "json":
-        text = frame.write_json(args.output) if args.output else frame.write_json()
-        if text is not None:
-            sys.stdout.write(text + "\n")
-    else:
-        frame.write_parquet(args.output)
+    emit(user_query(Warehouse(args.home), args.query), args)
     return 0
 
 
@@ -182,7 +174,7 @@ def _method_runs(args: argparse.Namespace):  # noqa: ANN202
     unknown = sorted(set(params) - set(args.method))
     if unknown:
         raise UsageError(f"scorehouse rank: --param names method(s) {unknown} that are not among --method")
-    return [MethodRun(m, params.get(m, {}), two_step=args.two_step) for m in args.method]
+    return [MethodRun.asked(m, params.get(m), two_step=args.two_step) for m in args.method]
 
 
 def battle_selection(args: argparse.Namespace, always: bool = False):  # noqa: ANN202 - BattleSelection | None
@@ -204,8 +196,11 @@ def cmd_rank(args: argparse.Namespace) -> int:
     check_rank_selection(args, selection is not None)
     spread = parallel(args)
     outcomes = runtime.run(rank_flow, home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs,
-                           parallel=spread, progress=not spread, battles=selection)
-    return 1 if print_rankings(outcomes) else 0
+                           parallel=spread, progress=show_progress(args) and not spread, battles=selection)
+    if args.format != "table":
+        write_table(rankings_frame(outcomes), args.format, args.output)
+        return 1 if print_rankings(outcomes, brief=True) else 0
+    return 1 if print_rankings(outcomes, args.verbose) else 0
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
@@ -214,28 +209,28 @@ def cmd_arena(args: argparse.Namespace) -> int:
     check_rank_selection(args, True)
     outcome = runtime.run(arena_flow, args.benchmark, home=args.home, battles=battle_selection(args, always=True),
                          anchor=args.anchor, n_resamples=args.resamples, seed=args.seed)
+    if outcome.error is None and args.format != "table":
+        write_table(outcome.leaderboard, args.format, args.output)
+        return 0
     return print_arena(outcome, args.max_rows)
 
 
 def check_rank_selection(args: argparse.Namespace, battle_options: bool) -> None:
     """What to rank exists and fits the options (:func:`flows.rank.rank_levels`), checked before the flow
     starts, so a mistake is a usage error (exit 2), not a failed flow run."""
-    from scorehouse.flows.rank import RankSelectionError, rank_levels
+    from scorehouse.flows.rank import rank_levels
     from scorehouse.warehouse.storage import Warehouse
 
     current_catalog(args.home)
-    try:
-        benchmarks = [args.benchmark] if isinstance(args.benchmark, str) else args.benchmark
-        rank_levels(Warehouse(args.home), benchmarks, args.level, battle_options)
-    except RankSelectionError as error:
-        raise UsageError(f"scorehouse {args.command}: {error}") from None
+    benchmarks = [args.benchmark] if isinstance(args.benchmark, str) else args.benchmark
+    rank_levels(Warehouse(args.home), benchmarks, args.level, battle_options)
 
 
 def cmd_snapshots(args: argparse.Namespace) -> int:
     from scorehouse.warehouse.queries import snapshot_listing
     from scorehouse.warehouse.storage import Warehouse
 
-    print_frame(snapshot_listing(Warehouse(args.home), args.benchmark), max_rows=args.max_rows)
+    emit(snapshot_listing(Warehouse(args.home), args.benchmark), args)
     return 0
 
 
@@ -249,7 +244,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         print(f"nothing new in {args.inbox}")
         return 0
     print_refresh(report)
-    failures = print_rankings(report.ranked)
+    failures = print_rankings(report.ranked, args.verbose)
     return 0 if files_ok(report.files + report.reparsed, args.strict) and not failures else 1
 
 
@@ -278,10 +273,20 @@ def cmd_diff(args: argparse.Namespace) -> int:
         pairs = [tuple(args.ids)]
     else:
         raise UsageError("scorehouse diff: give two snapshot ids, or --latest (with --benchmark/--method)")
+    import polars as pl
+
+    tables = []
     for before_id, after_id in pairs:
         before_meta, before = read_snapshot(warehouse, before_id)
         after_meta, after = read_snapshot(warehouse, after_id)
-        print_diff(before_meta, after_meta, diff_rankings(before, after, top_k=args.top_k), args.all, args.max_rows)
+        diff = diff_rankings(before, after, top_k=args.top_k)
+        if args.format == "table":
+            print_diff(before_meta, after_meta, diff, args.all, args.max_rows)
+        else:
+            changes = diff.changes if args.all else diff.changes.filter(pl.col("change") != 0)
+            tables.append(changes.select(pl.lit(before_id).alias("before"), pl.lit(after_id).alias("after"), pl.all()))
+    if tables:
+        write_table(pl.concat(tables, how="vertical_relaxed"), args.format, args.output)
     return 0
 
 
@@ -357,9 +362,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     experiments = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
     outcomes = runtime.run(
         analyze_flow, args.benchmark, home=args.home, experiments=experiments, methods=args.methods,
-        repetitions=args.repetitions, seed=args.seed, progress=True,
+        repetitions=args.resamples, seed=args.seed, progress=show_progress(args),
     )
-    print_analyses(args.benchmark, outcomes)
+    if args.format == "table":
+        print_analyses(args.benchmark, outcomes)
+    else:
+        write_table(analyses_frame(outcomes), args.format, args.output)
     return 0
 
 
@@ -369,11 +377,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     from scorehouse.flows.ingest import files_ok
     from scorehouse.flows.run import run_flow
 
-    report = runtime.run(run_flow, home=args.home, progress=True)
-    print_ingest_report(report.ingest)
+    report = runtime.run(run_flow, home=args.home, progress=show_progress(args))
+    if args.verbose:
+        print_ingest_report(report.ingest, verbose=True)
+        print_summary(args.home)
+    else:
+        print_ingest_totals(report.ingest)
     print(f"left out {len(report.pickles_left_out)} bundled pickle(s): "
           "ingest them with 'scorehouse ingest --trust-pickle PATH'")
-    print_summary(args.home)
-    failures = print_rankings(report.ranked)
-    print(f"\nHTML report of the latest rankings: {report.report}")
+    failures = print_rankings(report.ranked, verbose=args.verbose, brief=not args.verbose)
+    print(f"HTML report of the latest rankings: {report.report}"
+          + ("" if args.verbose else " (every leaderboard: scorehouse -v run, or scorehouse rank)"))
     return 0 if files_ok(report.ingest.files) and not failures else 1

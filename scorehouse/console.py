@@ -11,6 +11,9 @@ import sys
 from collections import Counter
 
 
+OUTPUT_FORMATS = ("table", "csv", "json", "parquet")
+
+
 def print_frame(frame, max_rows: int = 60) -> None:  # noqa: ANN001 - polars is imported lazily
     import polars as pl
 
@@ -21,7 +24,46 @@ def print_frame(frame, max_rows: int = 60) -> None:  # noqa: ANN001 - polars is 
         print(f"({frame.height} rows, {max_rows} shown; use --format csv --output FILE for all)")
 
 
-def print_ingest_report(report) -> None:  # noqa: ANN001 - flows.ingest.IngestReport, imported lazily
+def nested_as_json(frame):  # noqa: ANN001, ANN201 - polars is imported lazily
+    """``frame`` with its list, array and struct columns as JSON text: CSV has no nested values."""
+    import polars as pl
+
+    nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
+    return frame.with_columns(
+        pl.when(pl.col(name).is_not_null())
+        .then(pl.struct(pl.col(name).alias("v")).struct.json_encode().str.strip_prefix('{"v":').str.strip_suffix("}"))
+        .alias(name)
+        for name in nested
+    )
+
+
+def write_table(frame, output_format: str, output) -> None:  # noqa: ANN001 - a polars frame; a path or None
+    """Write ``frame`` as csv, json or parquet: to the file ``output``, or to stdout (not parquet)."""
+    if output_format == "csv":
+        text = nested_as_json(frame).write_csv(output)
+    elif output_format == "json":
+        text = frame.write_json(output)
+        text = None if text is None else text + "\n"
+    else:
+        frame.write_parquet(output)
+        text = None
+    if text is not None:
+        sys.stdout.write(text)
+
+
+def print_ingest_report(report, verbose: bool = False) -> None:  # noqa: ANN001 - flows.ingest.IngestReport
+    """One line per file (what happened to it), a total line, and with ``verbose`` the notes of each load."""
+    for f in report.files:
+        print(file_line(f), file=sys.stderr if f.status == "rejected" else sys.stdout)
+    print_ingest_totals(report, name_rejected=False)
+    if verbose:
+        for f in report.files:
+            for problem in f.problems if f.status == "loaded" else ():
+                print(f"  note: {f.path}: {problem}")
+
+
+def print_ingest_totals(report, name_rejected: bool = True) -> None:  # noqa: ANN001 - flows.ingest.IngestReport
+    """The total line of an ingest, the quarantine warnings and (``name_rejected``) the rejected files, on stderr."""
     loaded = [f for f in report.files if f.status == "loaded"]
     unchanged = [f for f in report.files if f.status == "unchanged"]
     skipped = [f for f in report.files if f.status == "skipped"]
@@ -29,18 +71,21 @@ def print_ingest_report(report) -> None:  # noqa: ANN001 - flows.ingest.IngestRe
           f"{len(report.rejected_files)} rejected, {report.rows_quarantined} row(s) quarantined")
     if report.skipped_documents:
         print(f"skipped {len(report.skipped_documents)} documentation file(s) (README, PROVENANCE, ...)")
-    for f in loaded:
-        for problem in f.problems:
-            print(f"  note: {f.path}: {problem}")
-        if f.rows_quarantined:
-            print(f"  quarantined: {f.path}: {f.rows_quarantined} of {f.rows_in} rows")
     print_quarantine_reasons(loaded)
-    for f in skipped:
-        print(f"  skipped: {f.error}")
-    for f in report.rejected_files:
-        print(f"  rejected: {f.error}", file=sys.stderr)
+    for f in report.rejected_files if name_rejected else ():
+        print(file_line(f), file=sys.stderr)
     for notice in report.notices:
         print(notice)
+
+
+def file_line(f) -> str:  # noqa: ANN001 - flows.ingest.FileOutcome
+    """``loaded: PATH (1,499 rows, 4 quarantined)``: one file's outcome in one line."""
+    if f.status == "loaded":
+        held = f", {f.rows_quarantined:,} quarantined" if f.rows_quarantined else ""
+        return f"loaded: {f.path} ({f.rows_landed:,} rows{held})"
+    if f.status in ("skipped", "rejected"):
+        return f"{f.status}: {f.error or f.path}"
+    return f"{f.status}: {f.path}"
 
 
 def print_quarantine_reasons(outcomes) -> None:  # noqa: ANN001 - flows.ingest.FileOutcome list
@@ -56,29 +101,53 @@ def print_quarantine_reasons(outcomes) -> None:  # noqa: ANN001 - flows.ingest.F
         print(f'warning: quarantined rows stay queryable: scorehouse sql "SELECT * FROM {view}"', file=sys.stderr)
 
 
-def print_rankings(outcomes) -> int:  # noqa: ANN001 - flows.rank.BenchmarkOutcome list
-    """Print each benchmark's leaderboard; return how many methods failed."""
-    from scorehouse.reports.leaderboard import side_by_side
+def print_rankings(outcomes, verbose: bool = False, brief: bool = False) -> int:  # noqa: ANN001 - BenchmarkOutcome list
+    """Print each benchmark's leaderboard (``brief``: one line each); return how many methods failed.
+
+    Notes of the methods (what was left out, Kemeny's proof) are printed with ``verbose``.
+    """
+    from scorehouse.reports.leaderboard import side_by_side, sorted_by
 
     failures = 0
     for outcome in outcomes:
         if outcome.error:
             failures += 1
-            print(f"\n== {outcome.benchmark} ({outcome.level} level): not ranked: {outcome.error}", file=sys.stderr)
+            print(f"{outcome.benchmark} ({outcome.level} level): not ranked: {outcome.error}", file=sys.stderr)
             continue
         done = [(m.run, m.ranking) for m in outcome.methods if m.ranking is not None]
         new = sum(m.new for m in outcome.methods)
-        print(f"\n== {outcome.benchmark} ({outcome.level} level): {len(done)} method(s), {new} new snapshot(s)")
-        print_frame(side_by_side(done), max_rows=30)
+        head = f"{outcome.benchmark} ({outcome.level} level): {len(done)} method(s), {new} new snapshot(s)"
+        if brief:
+            first = done[0][1].sort("rank", "system").row(0, named=True)["system"] if done else "-"
+            print(f"{head}; first by {done[0][0].label if done else '-'}: {first}")
+        else:
+            print(f"\n== {head}")
+            print_frame(side_by_side(done), max_rows=30)
+            print(sorted_by(done))
         for m in outcome.methods:
-            for note in m.notes:
+            for note in m.notes if verbose else ():
                 print(f"  {m.run.label}: {note}")
-            if m.skipped:
+            if m.skipped and verbose:
                 print(f"  {m.run.label}: skipped: {m.skipped}")
             if m.error:
                 failures += 1
-                print(f"  {m.run.label}: not ranked: {m.error}", file=sys.stderr)
+                print(f"  {outcome.benchmark}: {m.run.label}: not ranked: {m.error}", file=sys.stderr)
     return failures
+
+
+def rankings_frame(outcomes):  # noqa: ANN001, ANN201 - flows.rank.BenchmarkOutcome list -> a polars frame
+    """Every ranking of ``outcomes`` in one long table (benchmark, level, method, snapshot_id, system, rank, score)."""
+    import polars as pl
+
+    parts = [
+        m.ranking.select(pl.lit(o.benchmark).alias("benchmark"), pl.lit(o.level).alias("level"),
+                         pl.lit(m.run.label).alias("method"), pl.lit(m.snapshot_id).alias("snapshot_id"),
+                         "system", "rank", "score")
+        for o in outcomes for m in o.methods if m.ranking is not None
+    ]
+    schema = {"benchmark": pl.String, "level": pl.String, "method": pl.String, "snapshot_id": pl.String,
+              "system": pl.String, "rank": pl.Int64, "score": pl.Float64}
+    return pl.concat(parts, how="vertical_relaxed") if parts else pl.DataFrame(schema=schema)
 
 
 def print_arena(outcome, max_rows: int) -> int:  # noqa: ANN001 - flows.arena.ArenaOutcome
@@ -119,6 +188,18 @@ def print_diff(before_meta: dict, after_meta: dict, diff, show_all: bool, max_ro
     print(f"Kendall tau {tau}; top-{diff.top_k} agreement {top}")
     print(f"entered: {', '.join(diff.entered) or 'none'}; left: {', '.join(diff.left) or 'none'}")
     print_frame(diff.changes if show_all else diff.changes.filter(pl.col("change") != 0), max_rows=max_rows)
+
+
+def analyses_frame(outcomes):  # noqa: ANN001, ANN201 - flows.analyze.AnalysisOutcome list -> a polars frame
+    """The summary (or, for agreement, the disagreeing pairs) of every experiment, in one long table."""
+    import polars as pl
+
+    parts = [
+        o.tables["summary" if "summary" in o.tables else "pairs"].select(
+            pl.lit(o.experiment).alias("experiment"), pl.lit(o.analysis_id).alias("analysis_id"), pl.all())
+        for o in outcomes if o.tables
+    ]
+    return pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
 
 
 def print_analyses(benchmark: str, outcomes) -> None:  # noqa: ANN001 - flows.analyze.AnalysisOutcome list

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import polars as pl
 
+from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.transforms.catalog import with_catalog
 from scorehouse.warehouse.schema import GROUP_KEYS, LEVELS, VOTER_KEYS, VOTER_SEPARATOR
 
 
-class BallotsError(ValueError):
+class BallotsError(ScorehouseError, ValueError):
     """The scores cannot be turned into ballots as asked (unknown benchmark or level)."""
 
 

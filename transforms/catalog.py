@@ -22,17 +22,18 @@ import re
 
 import polars as pl
 
+from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.warehouse.schema import METRIC_RULES, METRICS, conform
 
 KEY = ("benchmark", "task", "metric")
 OPTIONAL_RULE_COLUMNS = ("note", "group_weight")
 
 
-class MetricRulesError(ValueError):
+class MetricRulesError(ScorehouseError, ValueError):
     """A metric rules file is malformed; fix the file (a retry cannot help)."""
 
 
-class MetricCatalogError(ValueError):
+class MetricCatalogError(ScorehouseError, ValueError):
     """Scores have no entry in the metric catalog given with them: pass the catalog resolved for these scores."""
 
 

@@ -29,12 +29,13 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.transforms.ballots import voter_group
 from scorehouse.transforms.catalog import uncovered
 from scorehouse.warehouse.schema import METRICS, VOTER_SEPARATOR
 
 
-class DensePartitionError(ValueError):
+class DensePartitionError(ScorehouseError, ValueError):
     """A partition cannot be made dense: a (voter, system) cell scored twice, or an unknown system."""
 
 

@@ -69,14 +69,37 @@ class MethodRun:
     params: dict[str, Any] = field(default_factory=dict)
     two_step: bool = False
 
+    @classmethod
+    def asked(cls, method: str, params: dict[str, Any] | None = None, two_step: bool = False) -> MethodRun:
+        """A run the user asked for by name: the rank command's defaults (:data:`DEFAULT_PARAMS`), then ``params``.
+
+        So ``--method kemeny`` and the default run's kemeny are one run: one snapshot, one column.
+        """
+        return cls(method, {**DEFAULT_PARAMS.get(method, {}), **(params or {})}, two_step)
+
     @property
     def label(self) -> str:
-        return f"{self.method} (two-level)" if self.two_step else self.method
+        """``kemeny``, ``borda (two-level)``, ``elo [k=16]``: the parameters only where they differ from the defaults."""
+        defaults = command_defaults(self.method)
+        changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(self.params.items()) if defaults.get(k, v) != v
+                            or k not in defaults)
+        label = f"{self.method} (two-level)" if self.two_step else self.method
+        return f"{label} [{changed}]" if changed else label
 
     @property
     def parameters(self) -> dict[str, Any]:
-        """What the snapshot records as parameters: the method's, plus the two-step setting."""
-        return {**self.params, "two_step": self.two_step} if self.two_step else dict(self.params)
+        """What the snapshot records: every parameter of the method with the value it ran with, and two-step.
+
+        Resolved, so a parameter given with its default value and one left out are the same run.
+        """
+        resolved = {**command_defaults(self.method), **self.params}
+        return {**resolved, "two_step": self.two_step} if self.two_step else resolved
+
+
+def command_defaults(method: str) -> dict[str, Any]:
+    """The parameters ``method`` runs with when none is given: its own, with the rank command's over them."""
+    info = REGISTRY.get(method)
+    return {**(dict(info.parameters) if info is not None else {}), **DEFAULT_PARAMS.get(method, {})}
 
 
 def default_runs(level: str, has_missing: bool) -> list[MethodRun]:

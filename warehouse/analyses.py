@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from scorehouse.aggregators.errors import NotFoundError
 from scorehouse.warehouse.schema import ANALYSIS_MANIFEST
 from scorehouse.warehouse.snapshots import snapshot_id
 from scorehouse.warehouse import atomic
@@ -95,7 +96,7 @@ def read_analysis(warehouse: Warehouse, analysis: str) -> tuple[dict[str, Any], 
     """The manifest (as a dict) and the tables of a committed analysis."""
     path = manifest_path(warehouse, analysis)
     if not path.exists():
-        raise KeyError(f"no analysis {analysis!r} in {warehouse.home}; run 'scorehouse analyze --benchmark B' first")
+        raise NotFoundError(f"no analysis {analysis!r} in {warehouse.home}; run 'scorehouse analyze --benchmark B' first")
     manifest = pl.read_parquet(path).row(0, named=True)
     folder = table_folder(warehouse, manifest["benchmark"], analysis)
     return manifest, {name: pl.read_parquet(folder / f"{name}.parquet") for name in manifest["tables"]}

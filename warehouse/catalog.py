@@ -64,6 +64,7 @@ from pathlib import Path
 
 import polars as pl
 
+from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.aggregators.schemas import MOVES_SCHEMA, PAIRS_SCHEMA, SUMMARY_SCHEMA, TABLE_SCHEMA
 from scorehouse.warehouse.schema import (
     ANALYSIS_MANIFEST,
@@ -96,11 +97,14 @@ from scorehouse.warehouse.sql import (
 )
 from scorehouse.warehouse.storage import Warehouse, metric_rule_files
 
-class WarehouseMissingError(FileNotFoundError):
+
+class WarehouseMissingError(ScorehouseError, FileNotFoundError):
     """There is no catalog at the warehouse home yet: ingest something first."""
 
+    exit_code = 2
 
-class RefusedQueryError(ValueError):
+
+class RefusedQueryError(ScorehouseError, ValueError):
     """A ``scorehouse sql`` input that is not one query, or that reaches outside the warehouse, or fails."""
 
 

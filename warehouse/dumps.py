@@ -23,6 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
+from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.warehouse import atomic
 
 DUMP_FORMATS = ("csv", "parquet")
@@ -30,7 +31,7 @@ BATTLE_DUMP_FORMATS = ("jsonl", "parquet")
 SPEC_FILE = "spec.json"
 
 
-class DumpFormatError(ValueError):
+class DumpFormatError(ScorehouseError, ValueError):
     """A dump format that cannot be written; choose from :data:`DUMP_FORMATS`."""
 
 

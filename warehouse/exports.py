@@ -14,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
+from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.warehouse.atomic import written_aside
 from scorehouse.warehouse.snapshots import SNAPSHOT_RANKING, read_snapshot
 from scorehouse.warehouse.storage import Warehouse
@@ -22,7 +23,7 @@ EXPORT_FORMATS = ("csv", "parquet", "json")
 METADATA_COLUMNS = ("snapshot_id", "benchmark", "level", "method", "parameters", "created_at", "code_version")
 
 
-class ExportError(ValueError):
+class ExportError(ScorehouseError, ValueError):
     """The export cannot be written as asked (unknown format, no snapshots); change the request."""
 
 

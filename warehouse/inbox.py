@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from scorehouse.aggregators.errors import NotFoundError
 from scorehouse.warehouse.atomic import file_lock
 
 PROCESSED = "processed"
@@ -24,7 +25,7 @@ REJECTED = "rejected"
 def new_files(inbox: Path) -> list[Path]:
     """The files waiting in ``inbox`` (not in its subfolders, not hidden), sorted by name."""
     if not inbox.is_dir():
-        raise FileNotFoundError(f"no inbox folder {inbox}; create it or pass another --inbox")
+        raise NotFoundError(f"no inbox folder {inbox}; create it or pass another --inbox")
     return sorted(p for p in inbox.iterdir() if p.is_file() and not p.name.startswith("."))
 
 

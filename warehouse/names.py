@@ -10,6 +10,8 @@ import os
 import re
 from pathlib import Path
 
+from scorehouse.aggregators.errors import ScorehouseError
+
 HOME_ENV = "SCOREHOUSE_HOME"
 DEFAULT_HOME = Path("scorehouse-data")
 
@@ -23,8 +25,10 @@ def resolve_home(home: str | Path | None) -> Path:
 BENCHMARK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 
-class BenchmarkNameError(ValueError):
+class BenchmarkNameError(ScorehouseError, ValueError):
     """A benchmark name that cannot name a partition folder."""
+
+    exit_code = 2
 
 
 def check_benchmark_name(name: str) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
+from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.warehouse.battle_filters import as_utc
 from scorehouse.warehouse.catalog import connect, query_frame
 from scorehouse.warehouse.schema import BATTLES, METRICS, SCORES
@@ -108,7 +109,7 @@ def latest_diff_pairs(
 BATTLE_READ = ("model_a", "model_b", "winner", "tstamp", "judge", "category", "language", "instance")
 
 
-class NoBattlesError(LookupError):
+class NoBattlesError(ScorehouseError, LookupError):
     """A benchmark that holds no battles: ingest a battles file into it, or rank one that has them."""
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from scorehouse.aggregators.errors import NotFoundError
 from scorehouse.aggregators.schemas import RANKING_SCHEMA
 import numpy as np
 
@@ -219,7 +220,7 @@ def read_snapshot(warehouse: Warehouse, snapshot: str) -> tuple[dict[str, Any], 
     """The manifest (as a dict) and ranking of a committed snapshot."""
     path = manifest_path(warehouse, snapshot)
     if not path.exists():
-        raise KeyError(f"no snapshot {snapshot!r} in {warehouse.home}; list them with 'scorehouse snapshots'")
+        raise NotFoundError(f"no snapshot {snapshot!r} in {warehouse.home}; list them with 'scorehouse snapshots'")
     manifest = pl.read_parquet(path).row(0, named=True)
     return manifest, pl.read_parquet(snapshot_folder(warehouse, manifest["benchmark"], snapshot) / "ranking.parquet")
 

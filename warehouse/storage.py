@@ -40,6 +40,7 @@ from pathlib import Path
 
 import polars as pl
 
+from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.warehouse import atomic
 from scorehouse.warehouse.names import check_benchmark_name, resolve_home
 from scorehouse.warehouse.schema import (
@@ -110,7 +111,7 @@ def batch_id(load_ids: list[str]) -> str:
     return hashlib.sha256("|".join(sorted(load_ids)).encode()).hexdigest()[:20]
 
 
-class RawMissingError(FileNotFoundError):
+class RawMissingError(ScorehouseError, FileNotFoundError):
     """A load's archived bytes are not in the raw archive (deleted by hand): they cannot be re-parsed."""
 
 

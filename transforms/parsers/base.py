@@ -17,6 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
+from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.warehouse.schema import PARSED_ROWS, SEGMENT_LAYOUTS, SYSTEMS, conform, parsed_battles_schema, parsed_schema
 
 # The tables a format's rows go to: scores (:data:`warehouse.schema.PARSED_ROWS`) or battles
@@ -26,7 +27,7 @@ BATTLES_TABLE = "battles"
 PARSED_SCHEMAS = {SCORES_TABLE: parsed_schema, BATTLES_TABLE: parsed_battles_schema}
 
 
-class ParseError(ValueError):
+class ParseError(ScorehouseError, ValueError):
     """A file that cannot be parsed at all.  Retrying does not help: the file
     (or the ``--format`` chosen for it) has to change."""
 
