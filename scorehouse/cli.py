@@ -108,7 +108,8 @@ def add_battle_columns(parser: argparse.ArgumentParser) -> None:
         "battle columns", "battles (format battles): the file's column for each role; --instance names the prompt")
     for role in commands.BATTLE_COLUMN_ROLES:
         if role not in commands.TABLE_ROLES:  # --instance: one flag, the same meaning for both
-            group.add_argument(f"--{role.replace('_', '-')}", dest=role, metavar="COL")
+            group.add_argument(f"--{role.replace('_', '-')}", dest=role, metavar="COL",
+                               help=f"the column holding the battle's {role.replace('_', ' ')}")
 
 
 STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
