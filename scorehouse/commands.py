@@ -197,6 +197,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
     spread = parallel(args)
     outcomes = runtime.run(rank_flow, home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs,
                            parallel=spread, progress=show_progress(args) and not spread, battles=selection)
+    if spread and not any(o.level == "instance" for o in outcomes):
+        print("note: --runner dask spreads the partitions of instance-level rankings; task-level and battle "
+              "rankings ran in this process", file=sys.stderr)
     if args.format != "table":
         write_table(rankings_frame(outcomes), args.format, args.output)
         return 1 if print_rankings(outcomes, brief=True) else 0

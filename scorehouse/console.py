@@ -160,8 +160,10 @@ def print_arena(outcome, max_rows: int) -> int:  # noqa: ANN001 - flows.arena.Ar
     state = "new" if outcome.new else "unchanged"
     print(f"== {outcome.benchmark} arena leaderboard (snapshot {outcome.snapshot_id}, {state}): {outcome.parameters}")
     board = outcome.leaderboard.with_columns(pl.col("rating", "lower", "upper").round(1), pl.col("win_rate").round(3))
-    print_frame(board.select("rank", "rank_ub", "system", "rating", "lower", "upper", "n_battles", "win_rate"),
-                max_rows=max_rows)
+    print_frame(board.select("rank", "rank_ub", "system", pl.col("rating").alias("bt_rating"), "lower", "upper",
+                             "n_battles", "win_rate"), max_rows=max_rows)
+    print("bt_rating: Bradley-Terry strength on the Elo scale (400 log10 odds; not online Elo, which is "
+          "rank --method elo), with its 95% bootstrap interval")
     return 0
 
 

@@ -4,7 +4,6 @@ one spelling per idea, tables sorted as they say, one column per method."""
 from __future__ import annotations
 
 import argparse
-import io
 import re
 import subprocess
 import sys
