@@ -15,8 +15,20 @@ REFERENCE_METHOD = "mean"
 ORDER = "_order"
 
 
+def rank_change_arrow(rank: int | None, reference: int | None) -> str:
+    """``=``, ``↑n`` or ``↓n``: the places gained against ``reference`` (empty where either is missing).
+
+    The rule for one cell (the HTML report's); :func:`change_arrow` is the same rule over a column,
+    and a test checks that the two agree.
+    """
+    if rank is None or reference is None:
+        return ""
+    change = reference - rank
+    return "=" if change == 0 else (f"↑{change}" if change > 0 else f"↓{-change}")
+
+
 def change_arrow(rank: pl.Expr, reference: pl.Expr) -> pl.Expr:
-    """``=``, ``↑n`` or ``↓n``: the place gained against ``reference`` (empty where either is missing)."""
+    """:func:`rank_change_arrow` over columns."""
     change = reference - rank
     return (
         pl.when(rank.is_null() | reference.is_null()).then(pl.lit(""))

@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from scorehouse import cli, console
-from scorehouse.reports.leaderboard import side_by_side, sorted_by
+from scorehouse.reports.leaderboard import change_arrow, rank_change_arrow, side_by_side, sorted_by
 from scorehouse.transforms.rank_plan import DEFAULT_PARAMS, MethodRun, command_defaults
 
 REPO = Path(__file__).resolve().parents[2]
@@ -130,3 +130,10 @@ def test_a_renamed_option_keeps_its_old_spelling_with_a_warning(capsys, old, new
     after = parser.parse_args(["analyze", "--benchmark", "glue", *new])
     assert vars(before) == vars(after)
     assert f"{old[0]} is deprecated; use {new[0]}" in warning
+
+
+def test_the_arrow_of_a_column_is_the_arrow_of_each_cell():
+    values = [None, 1, 2, 3, 10]
+    pairs = pl.DataFrame([(r, ref) for r in values for ref in values], schema=["rank", "ref"], orient="row")
+    arrows = pairs.select(change_arrow(pl.col("rank"), pl.col("ref"))).to_series().to_list()
+    assert arrows == [rank_change_arrow(r, ref) for r, ref in pairs.rows()]
