@@ -189,7 +189,7 @@ def run_bench(n_scores: int, workdir: Path, seed: int, benchmarks: int, tasks: i
     taus: dict[str, float] = {"floor rank sum": kendall_tau(dict(floor_sums.iter_rows()), truth)}
 
     home_parquet, home_csv = workdir / "home-parquet", workdir / "home-csv"
-    ingest_flow([str(Path(__file__))], home=str(workdir / "warm-up"))  # Prefect's start-up is not ingest
+    ingest_flow([str(Path(__file__))], home=str(workdir / "warm-up"))  # the first call imports the parsers: not ingest
     with steps.step("ingest from Parquet dumps", "floor: bare Parquet scan"):
         report = ingest_flow([str(dumps / "parquet")], home=str(home_parquet))
     assert report.ok and sum(f.rows_landed for f in report.files) == written["n_scores"], "Parquet ingest lost rows"

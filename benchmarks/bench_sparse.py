@@ -107,7 +107,7 @@ def run_bench(instances: int, workdir: Path) -> dict:
 
     steps = Steps()
     load_at_start = os.getloadavg()
-    ingest_flow([str(Path(__file__))], home=str(workdir / "warm-up"))  # Prefect's start-up is not the rank
+    ingest_flow([str(Path(__file__))], home=str(workdir / "warm-up"))  # the first call imports the parsers: not the rank
     floor = "floor: bare per-instance rank + per-system sum (dense)"
     outcomes: dict[str, dict] = {}
     for name, spec in specs(instances).items():

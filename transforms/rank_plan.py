@@ -88,12 +88,11 @@ class MethodRun:
 
     @property
     def parameters(self) -> dict[str, Any]:
-        """What the snapshot records: every parameter of the method with the value it ran with, and two-step.
+        """What the snapshot records as parameters: the ones given (the rank command's defaults included), and two-step.
 
-        Resolved, so a parameter given with its default value and one left out are the same run.
+        Not the method's other defaults: on battles some differ from the method's own (Elo's order).
         """
-        resolved = {**command_defaults(self.method), **self.params}
-        return {**resolved, "two_step": self.two_step} if self.two_step else resolved
+        return {**self.params, "two_step": self.two_step} if self.two_step else dict(self.params)
 
 
 def command_defaults(method: str) -> dict[str, Any]:

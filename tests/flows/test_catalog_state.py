@@ -37,7 +37,7 @@ KILLED_AFTER_MANIFEST = textwrap.dedent("""
 
     Warehouse.write_loads = write_loads_then_die
     warehouse, path = Warehouse(sys.argv[1]), Path(sys.argv[2])
-    ingest_batch.fn(warehouse, plan_files(warehouse, [path], [str(path)], None, None, False, False), None, None, False)
+    ingest_batch(warehouse, plan_files(warehouse, [path], [str(path)], None, None, False, False), None, None, False)
 """)
 
 
@@ -130,7 +130,7 @@ KILLED_BEFORE_MANIFEST = textwrap.dedent("""
 
     atomic.write_parquet = write_then_die_at_the_manifest
     warehouse, path = Warehouse(sys.argv[1]), Path(sys.argv[2])
-    ingest_batch.fn(warehouse, plan_files(warehouse, [path], [str(path)], None, None, False, False), None, None, False)
+    ingest_batch(warehouse, plan_files(warehouse, [path], [str(path)], None, None, False, False), None, None, False)
 """)
 
 

@@ -158,7 +158,8 @@ def test_run_ingests_ranks_and_reports_once_and_leaves_pickles_out(tmp_path, dum
     first = capsys.readouterr().out
     assert "1 file(s) loaded, 0 unchanged" in first
     assert "left out 1 bundled pickle(s)" in first
-    assert "== value (task level)" in first and "new snapshot(s)" in first
+    assert re.search(r"^value \(task level\): \d+ method\(s\), [1-9]\d* new snapshot\(s\); first by mean: ", first, re.M)
+    assert len(first.splitlines()) <= 6  # quiet: totals, pickles, one line per benchmark, the report
     report = home / "report.html"
     assert f"HTML report of the latest rankings: {report}" in first
     page = report.read_bytes()
@@ -167,7 +168,7 @@ def test_run_ingests_ranks_and_reports_once_and_leaves_pickles_out(tmp_path, dum
     assert main(["--home", str(home), "run"]) == 0  # twice: nothing new
     second = capsys.readouterr().out
     assert "0 file(s) loaded, 1 unchanged" in second
-    assert re.search(r"== value \(task level\): \d+ method\(s\), 0 new snapshot\(s\)", second)
+    assert re.search(r"^value \(task level\): \d+ method\(s\), 0 new snapshot\(s\)", second, re.M)
     assert report.read_bytes() == page
 
 
@@ -183,7 +184,7 @@ def test_a_bad_rules_file_stops_the_ingest_before_anything_is_written(tmp_path, 
     captured = capsys.readouterr()
     assert captured.out == ""
     (line,) = captured.err.splitlines()
-    assert line == (f"scorehouse: {rules}: line 3: higher_is_better must be true or false, got 'maybe' "
+    assert line == (f"scorehouse ingest: {rules}: line 3: higher_is_better must be true or false, got 'maybe' "
                     "(column 'higher_is_better', allowed values: true or false); fix the file and run again")
     assert [p.name for p in home.iterdir()] == ["metric_rules.csv"]  # nothing archived, loaded or cataloged
 

@@ -41,7 +41,7 @@ def test_loads_written_before_coverage_get_it_back_when_the_catalog_is_rebuilt(h
     warehouse = Warehouse(home)
     before = warehouse.current_coverage()
     shutil.rmtree(warehouse.dir("coverage"))
-    refresh_catalog.fn(warehouse)
+    refresh_catalog(warehouse)
     assert warehouse.current_coverage().equals(before)
     assert sql(home, "SELECT count(*) FROM scores").item() == 1499
 
