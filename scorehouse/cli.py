@@ -112,6 +112,15 @@ def add_battle_columns(parser: argparse.ArgumentParser) -> None:
 STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
 
 
+def add_site_command(sub: argparse._SubParsersAction) -> None:
+    site = sub.add_parser("site", help="write the interactive static leaderboard site of the latest rankings "
+                          "(index, one page per benchmark and per system; works from file://)")
+    site.add_argument("--output", type=Path, required=True,
+                      help="the folder to write (replaced whole; open DIR/index.html in a browser)")
+    site.add_argument("--benchmark", help="only this benchmark (default: every benchmark with snapshots)")
+    site.set_defaults(handler=commands.cmd_site)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scorehouse", description="A warehouse of benchmark scores and the rankings computed from them.")
     parser.set_defaults(prefect=None)  # "flow": runs flows; "server": needs a real Prefect server
@@ -186,13 +195,14 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--max-rows", type=int, default=60)
     diff.set_defaults(handler=commands.cmd_diff)
 
-    export = sub.add_parser("export", help="export ranking snapshots (csv, parquet, json or an html report)")
+    export = sub.add_parser("export", help="export ranking snapshots (csv, parquet, json, an html report or a static site)")
     which = export.add_mutually_exclusive_group(required=True)
     which.add_argument("--snapshot", action="append", help="snapshot id (repeatable)")
     which.add_argument("--latest", action="store_true", help="the latest snapshot of every method")
     export.add_argument("--benchmark", help="with --latest: only this benchmark")
-    export.add_argument("--format", choices=("csv", "parquet", "json", "html"), required=True)
-    export.add_argument("--output", type=Path, required=True)
+    export.add_argument("--format", choices=("csv", "parquet", "json", "html", "site"), required=True,
+                        help="csv, parquet, json, html (one report page) or site (a folder: see 'scorehouse site')")
+    export.add_argument("--output", type=Path, required=True, help="the file to write (a folder for --format site)")
     export.set_defaults(handler=commands.cmd_export)
 
     synth = sub.add_parser("synth", help="write synthetic instance-level dumps, or an arena of battles (--battles), "
@@ -223,6 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--repetitions", type=int, default=100)
     analyze.add_argument("--seed", type=int, default=0)
     analyze.set_defaults(handler=commands.cmd_analyze, prefect="flow")
+
+    add_site_command(sub)
 
     run = sub.add_parser("run", help="the main job: ingest the bundled dumps, rank them, print the leaderboards")
     run.set_defaults(handler=commands.cmd_run, prefect="flow")

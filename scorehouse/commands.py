@@ -368,6 +368,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         from scorehouse.reports.report import write_report
 
         path = write_report(warehouse, ids, args.output)
+    elif args.format == "site":
+        from scorehouse.reports.site.build import build_site
+
+        path = build_site(warehouse, ids, args.output)
     else:
         from scorehouse.warehouse.exports import export_table, write_export
 
@@ -445,4 +449,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     print_summary(args.home)
     failures = print_rankings(report.ranked)
     print(f"\nHTML report of the latest rankings: {report.report}")
+    print(f"Leaderboard site of the latest rankings: {report.site}/index.html")
     return 0 if files_ok(report.ingest.files) and not failures else 1
+
+
+def cmd_site(args: argparse.Namespace) -> int:
+    """Write the static leaderboard site of the latest snapshots (of one benchmark, or all) to a folder."""
+    current_catalog(args.home)
+    from scorehouse.reports.site.build import build_site
+    from scorehouse.warehouse.queries import latest_snapshot_ids
+    from scorehouse.warehouse.storage import Warehouse
+
+    warehouse = Warehouse(args.home)
+    ids = latest_snapshot_ids(warehouse, args.benchmark)
+    if not ids:
+        which = f"benchmark {args.benchmark!r}" if args.benchmark else "the warehouse"
+        raise UsageError(f"scorehouse site: {which} has no ranking snapshots yet; run 'scorehouse rank' first")
+    path = build_site(warehouse, ids, args.output)
+    print(f"wrote the site of {len(ids)} snapshot(s) to {path}: open {path / 'index.html'}")
+    return 0
