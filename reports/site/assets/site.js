@@ -6,7 +6,7 @@
 (function () {
   "use strict";
   var D = window.SCOREHOUSE_DATA;
-  var PAGE_SIZE = 100;
+  var PAGE_SIZE = 50;  // rows drawn at once: a sort or filter redraws one page, never all the systems
   var SVG = "http://www.w3.org/2000/svg";
 
   function el(tag, attrs, children) {
@@ -282,9 +282,18 @@
       return out;
     }
 
-    var table = document.getElementById("leaderboard");
+    var table = document.getElementById("leaderboard"), scroller = table.parentNode, MARGIN = 600;
     var thead = table.tHead, tbody = table.tBodies[0];
     var pager = document.getElementById("pager"), status = document.getElementById("status");
+    var viewsOf = null, drawn = "", pending = false;
+    scroller.addEventListener("scroll", function () {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(function () {
+        pending = false;
+        if (windowed(columns()).map(function (c) { return c.id; }).join(" ") !== drawn) update();
+      });
+    });
 
     function saveState(cols) {
       state.m = methodSelect.value;
@@ -300,7 +309,41 @@
       writeState(state);
     }
 
+    // Fixed column widths: with table-layout fixed the browser lays the table out from these alone,
+    // not from every cell (on a page of 100 rows x 150 columns that is most of the time of a sort).
+    var WIDTHS = { rank: 64, system: 260, score: 84, interval: 190, tiedgroup: 70, change: 84, cov: 96 };
+    function widthOf(c) { return c.width || WIDTHS[c.id] || (c.family === "meta" ? 120 : 96); }
+    // Only the columns near the visible part of the table are drawn; the others are one empty spacer
+    // column on each side as wide as they are, so the scroll bar and positions are those of the full table.
+    function windowed(cols) {
+      var left = scroller.scrollLeft - MARGIN, right = scroller.scrollLeft + (scroller.clientWidth || 1400) + MARGIN;
+      var x = 0, out = [], skipped = 0;
+      cols.forEach(function (c) {
+        var w = widthOf(c);
+        if (c.family === "ranking" || (x + w > left && x < right)) {
+          if (skipped) out.push({ id: "spacer", family: "spacer", width: skipped, spacer: true });
+          skipped = 0;
+          out.push(c);
+        } else {
+          skipped += w;
+        }
+        x += w;
+      });
+      if (skipped) out.push({ id: "spacer", family: "spacer", width: skipped, spacer: true });
+      return out;
+    }
     function header(cols, sortId, descending) {
+      var colgroup = table.querySelector("colgroup") || table.insertBefore(el("colgroup"), thead);
+      colgroup.textContent = "";
+      var total = 0;
+      cols.forEach(function (c) {
+        var width = widthOf(c);
+        var col = el("col");
+        col.style.width = width + "px";
+        colgroup.appendChild(col);
+        total += width;
+      });
+      table.style.width = total + "px";
       thead.textContent = "";
       var top = el("tr"), bottom = el("tr");
       var spans = [];
@@ -309,6 +352,7 @@
         if (last && last.family === c.family) last.count += 1; else spans.push({ family: c.family, count: 1 });
       });
       spans.forEach(function (s) {
+        if (s.family === "spacer") { top.appendChild(el("td", { colspan: s.count, "class": "spacer", "aria-hidden": "true" })); return; }
         var label = s.family === "ranking" ? method().label : s.family === "meta" ? "metadata" : D.groups[+s.family.slice(1)].name;
         var cell = el("th", { scope: "colgroup", colspan: s.count, "class": "family " + (s.family === "ranking" ? "" : "grouped") });
         var k = s.family.charAt(0) === "g" ? +s.family.slice(1) : -1;
@@ -323,6 +367,7 @@
         top.appendChild(cell);
       });
       cols.forEach(function (c) {
+        if (c.spacer) { bottom.appendChild(el("td", { "class": "spacer", "aria-hidden": "true" })); return; }
         var sorted = c.id === sortId;
         var button = el("button", { type: "button", "class": "sort", "data-column": c.id }, [c.label]);
         button.addEventListener("click", function () {
@@ -341,10 +386,12 @@
     function update() {
       var m = method();
       document.getElementById("method-summary").textContent = m ? m.summary : "";
-      var cols = columns();
-      saveState(cols);
+      var all = columns();
+      saveState(all);
       var sortId = state.sort || "rank", descending = state.dir === "desc";
-      var sortColumn = cols.filter(function (c) { return c.id === sortId; })[0] || cols[0];
+      var sortColumn = all.filter(function (c) { return c.id === sortId; })[0] || all[0];
+      var cols = windowed(all);
+      drawn = cols.map(function (c) { return c.id; }).join(" ");
       var order = sortIndices(visible(), sortColumn.value, descending, lower);
       var pages = Math.max(1, Math.ceil(order.length / PAGE_SIZE));
       var page = Math.min(Math.max(parseInt(state.p || "0", 10) || 0, 0), pages - 1);
@@ -354,7 +401,9 @@
       order.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).forEach(function (i) {
         var row = el("tr", { "data-system": i });
         cols.forEach(function (c) {
-          if (c.id === "system") {
+          if (c.spacer) {
+            row.appendChild(el("td", { "class": "spacer" }));
+          } else if (c.id === "system") {
             row.appendChild(el("th", { scope: "row", "class": "system" },
               [el("a", { href: "../systems/" + D.page + "/" + D.system_pages[i] + ".html#m=" + encodeURIComponent(methodSelect.value) }, [names[i]])]));
           } else {
@@ -367,7 +416,7 @@
       status.textContent = order.length ? "systems " + (page * PAGE_SIZE + 1) + "–" + Math.min(order.length, (page + 1) * PAGE_SIZE) +
         " of " + order.length + " shown (" + n + " in total)" : "no system matches the filters (" + n + " in total)";
       drawPager(page, pages);
-      drawViews(m);
+      if (viewsOf !== m) { viewsOf = m; drawViews(m); }  // the views depend on the method alone
     }
 
     function drawPager(page, pages) {
