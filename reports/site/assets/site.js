@@ -384,6 +384,7 @@
     }
 
     function update() {
+      state.m = methodSelect.value;
       var m = method();
       document.getElementById("method-summary").textContent = m ? m.summary : "";
       var all = columns();
@@ -622,7 +623,9 @@
         if (mine !== null && (task.higher ? v > mine : v < mine)) better += 1;
       }
       var group = D.groups.filter(function (g) { return g.columns.indexOf(c) >= 0; })[0];
-      return { task: task, c: c, score: mine, rank: mine === null ? null : better + 1, scored: scored, group: group ? group.name : "" };
+      // a column that is not a voter (a leaderboard's own average) has no rank, as in the catalog's task_ranks
+      var rank = mine === null || !task.ranked ? null : better + 1;
+      return { task: task, c: c, score: mine, rank: rank, scored: scored, group: group ? group.name : "" };
     });
     var tasks = el("table", { "class": "board", id: "tasks" }, [el("caption", null, ["Scores on every task, with the rank among the systems scored"])]);
     root.appendChild(el("div", { "class": "scroll" }, [tasks]));
