@@ -101,7 +101,11 @@ def _aligned(frame: pl.DataFrame, position: pl.DataFrame, column: str) -> list[A
 def _task_columns(
     task_scores: pl.DataFrame, metrics: pl.DataFrame, position: pl.DataFrame
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[list[float | None]]]:
-    """The task columns (one per (task, metric) voter), their groups, and their scores column-major."""
+    """The task columns (one per ranked (task, metric): the voters), their groups, and their scores column-major.
+
+    Columns the catalog does not rank (a leaderboard's own average, MTEB's evaluation times and
+    standard deviations, GEM's counts) stay in the warehouse: on GEM they are 69,000 of its columns.
+    """
     if task_scores.height == 0:
         return [], [], []
     keys = task_scores.select("task", "metric").unique().join(
@@ -109,6 +113,7 @@ def _task_columns(
     ).with_columns(
         pl.col("higher_is_better").fill_null(True), pl.col("is_ranked").fill_null(True),
         pl.col("group").fill_null(pl.col("task")),
+    ).filter(pl.col("is_ranked")).with_columns(
         pl.col("metric").n_unique().over("task").alias("metrics_of_task"),
     ).sort("group", "task", "metric")
     keys = keys.with_row_index("column")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 import re
 from typing import Any
 
@@ -30,8 +31,19 @@ def slug(name: str) -> str:
 
 
 def data_script(data: Any) -> str:  # noqa: ANN401 - JSON-ready data
-    """The data file of a page: one assignment of compact JSON (a JS literal), no NaN."""
-    return f"window.{DATA_GLOBAL} = {json.dumps(data, separators=(',', ':'), allow_nan=False, ensure_ascii=False)};\n"
+    """The data file of a page: one assignment of compact JSON (a JS literal); NaN and infinities are null (missing)."""
+    return f"window.{DATA_GLOBAL} = {json.dumps(_finite(data), separators=(',', ':'), allow_nan=False, ensure_ascii=False)};\n"
+
+
+def _finite(value: Any) -> Any:  # noqa: ANN401
+    """``value`` with every non-finite float replaced by None (JSON has no NaN; the page shows a dash)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _e(text: object) -> str:
@@ -79,7 +91,7 @@ def benchmark_page(title: str, data_file: str) -> str:
 <label>Search systems <input type="search" id="search" autocomplete="off"></label>
 <label>Minimum coverage <input type="number" id="min-coverage" min="0" step="1" inputmode="numeric"></label>
 <span id="metadata-filters"></span>
-<fieldset id="groups"><legend>Task groups (show tasks)</legend></fieldset>
+<details class="families"><summary>Column groups shown</summary><fieldset id="groups"><legend>Column groups</legend></fieldset></details>
 </form>
 <p id="status" class="status" aria-live="polite"></p>
 <div class="scroll"><table id="leaderboard" class="board"><caption>Leaderboard</caption><thead></thead><tbody></tbody></table></div>

@@ -165,8 +165,9 @@ def test_system_page_numbers_equal_sql(site, ranked_warehouse, watched):
             shown[cells.nth(0).inner_text().split(" [")[0]] = (
                 int(cells.nth(1).inner_text().rstrip("=")), float(cells.nth(3).locator("span").get_attribute("data-value")))
     assert shown == {m: (rank, score) for m, _, rank, score in ranked.iter_rows()}
-    scores = _sql(warehouse, f"SELECT s.task, s.metric, s.score, r.rank FROM scores AS s LEFT JOIN task_ranks AS r "
-                  f"USING (benchmark, task, metric, system) WHERE s.benchmark = 'value' AND s.system = {system}")
+    scores = _sql(warehouse, f"SELECT s.task, s.metric, s.score, r.rank FROM oriented_scores AS s LEFT JOIN task_ranks AS r "
+                  f"USING (benchmark, task, metric, system) WHERE s.benchmark = 'value' AND s.system = {system} "
+                  "AND s.is_ranked")  # the site's task columns are the voters
     values = page.locator("#tasks tbody span[data-value]").evaluate_all("spans => spans.map(s => s.dataset.value)")
     tasks = {(cells[0], cells[1]): (float(value) if value else None, None if cells[4] == "—" else int(cells[4]))
              for cells, value in zip(_cells(page, "#tasks"), values, strict=True)}

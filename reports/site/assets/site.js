@@ -196,7 +196,7 @@
     var families = [];
     if (D.metadata.length) families.push({ key: "meta", label: "metadata" });
     D.groups.forEach(function (g, k) { families.push({ key: "g" + k, label: g.name }); });
-    if (!families.length) groupsBox.hidden = true;
+    if (!families.length) groupsBox.parentNode.hidden = true;
     families.forEach(function (f) {
       var box = el("input", { type: "checkbox", id: "show-" + f.key, "data-family": f.key });
       box.checked = !hidden[f.key];
@@ -405,10 +405,12 @@
           if (c.spacer) {
             row.appendChild(el("td", { "class": "spacer" }));
           } else if (c.id === "system") {
-            row.appendChild(el("th", { scope: "row", "class": "system" },
+            row.appendChild(el("th", { scope: "row", "class": "system", title: names[i] },
               [el("a", { href: "../systems/" + D.page + "/" + D.system_pages[i] + ".html#m=" + encodeURIComponent(methodSelect.value) }, [names[i]])]));
           } else {
-            row.appendChild(el("td", { "class": c.kind === "text" ? "text" : "num", "data-column": c.id }, [c.cell ? c.cell(i) : fmt(c.value(i))]));
+            var text = c.kind === "text" && !missing(c.value(i)) ? String(c.value(i)) : null;  // the whole of a cut value
+            row.appendChild(el("td", { "class": c.kind === "text" ? "text" : "num", "data-column": c.id, title: text },
+              [c.cell ? c.cell(i) : fmt(c.value(i))]));
           }
         });
         rows.appendChild(row);
@@ -466,8 +468,8 @@
     var shown = topSystems(m, 20), methods = D.methods;
     var worst = 1;
     shown.forEach(function (i) { methods.forEach(function (mm) { if (!missing(mm.rank[i])) worst = Math.max(worst, mm.rank[i]); }); });
-    var left = 60, step = 120, top = 30, height = 18 * Math.min(worst, 40);
-    var width = left + step * (methods.length - 1) + 60;
+    var left = 110, step = 130, top = 30, height = 18 * Math.min(worst, 40);
+    var width = left + step * (methods.length - 1) + 110;
     var chart = svg("svg", { width: width, height: top + height + 20, viewBox: "0 0 " + width + " " + (top + height + 20),
       role: "img", "aria-label": "rank of the top systems under each method", "class": "bump" });
     function y(rank) { return top + height * (Math.min(rank, worst) - 1) / Math.max(worst - 1, 1); }
