@@ -121,6 +121,12 @@ def add_site_command(sub: argparse._SubParsersAction) -> None:
     site.set_defaults(handler=commands.cmd_site)
 
 
+def add_site_options(refresh: argparse.ArgumentParser, serve: argparse.ArgumentParser) -> None:
+    for parser in (refresh, serve):
+        parser.add_argument("--site", type=Path, metavar="DIR",
+                            help="rebuild the leaderboard site in DIR after a refresh that changed a ranking")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scorehouse", description="A warehouse of benchmark scores and the rankings computed from them.")
     parser.set_defaults(prefect=None)  # "flow": runs flows; "server": needs a real Prefect server
@@ -235,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.set_defaults(handler=commands.cmd_analyze, prefect="flow")
 
     add_site_command(sub)
+    add_site_options(refresh, serve)
 
     run = sub.add_parser("run", help="the main job: ingest the bundled dumps, rank them, print the leaderboards")
     run.set_defaults(handler=commands.cmd_run, prefect="flow")

@@ -289,12 +289,15 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     from scorehouse.flows.ingest import files_ok
     from scorehouse.flows.refresh import refresh_flow
 
-    report = refresh_flow(inbox=str(args.inbox), home=args.home, reparse=args.reparse)
+    report = refresh_flow(inbox=str(args.inbox), home=args.home, reparse=args.reparse,
+                          site=None if args.site is None else str(args.site))
     if report.nothing_new:
         print(f"nothing new in {args.inbox}")
         return 0
     print_refresh(report)
     failures = print_rankings(report.ranked)
+    if report.site:
+        print(f"rebuilt the leaderboard site: {report.site}/index.html")
     return 0 if files_ok(report.files + report.reparsed, args.strict) and not failures else 1
 
 
@@ -302,7 +305,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the refresh flow; :func:`flows.cli.main` holds the home's Prefect server (schedules need one) meanwhile."""
     from scorehouse.flows.refresh import serve_refresh
 
-    serve_refresh(str(args.inbox), args.home, args.cron, args.interval)
+    serve_refresh(str(args.inbox), args.home, args.cron, args.interval, None if args.site is None else str(args.site))
     return 0
 
 

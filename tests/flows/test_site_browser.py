@@ -228,3 +228,20 @@ def test_site_and_export_commands(ranked_warehouse, tmp_path, capsys):
     assert len([f for f in files if f.startswith("systems/")]) == 24 + 7
     assert main(["--home", home, "site", "--benchmark", "nothing", "--output", str(tmp_path / "c")]) == 2
     assert "no ranking snapshots" in capsys.readouterr().err and not (tmp_path / "c").exists()
+
+
+def test_refresh_rebuilds_the_site_only_when_a_ranking_changed(dumps, tmp_path):
+    from scorehouse.flows.refresh import refresh_flow
+
+    inbox, home, site = tmp_path / "inbox", str(tmp_path / "home"), tmp_path / "site"
+    inbox.mkdir()
+    (dumps / "leaderboards - VALUE.csv").rename(inbox / "value.csv")
+    report = refresh_flow(str(inbox), home=home, site=str(site))
+    assert report.site == str(site) and (site / "index.html").exists()
+    assert len(list((site / "systems").glob("*/*.html"))) == 7
+    (site / "index.html").unlink()  # a rebuild would write it again
+    (dumps / "leaderboards - SuperGLUE.csv").rename(inbox / "superglue.csv")
+    (inbox / "superglue.csv").write_bytes(b"")  # a file that loads nothing: no ranking changes
+    report = refresh_flow(str(inbox), home=home, site=str(site))
+    assert [f.status for f in report.files] != ["loaded"] and report.site is None
+    assert not (site / "index.html").exists()
