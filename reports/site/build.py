@@ -32,7 +32,9 @@ def build_site(warehouse: Warehouse, snapshot_ids: list[str], output: str | Path
 
 
 def page_title(inputs: BenchmarkInput) -> str:
-    return f"{inputs.benchmark} ({inputs.level} level)"
+    """``glue (task level)``; a battles page names its battle selection (each selection is a page)."""
+    selection = f": {inputs.selection}" if inputs.selection else ""
+    return f"{inputs.benchmark} ({inputs.level} level{selection})"
 
 
 def site_files(benchmarks: list[BenchmarkInput]) -> dict[str, str]:

@@ -45,7 +45,7 @@ def _benchmark_input(warehouse: Warehouse, section: Any) -> BenchmarkInput:  # n
         empty = pl.DataFrame(schema={"task": pl.String, "metric": pl.String, "system": pl.String, "score": pl.Float64})
         return BenchmarkInput(section.benchmark, section.level, methods, systems, empty, pl.DataFrame(),
                               section.coverage, benchmark_systems(warehouse, section.benchmark), None,
-                              section.arena, section.notes)
+                              section.arena, section.notes, section.selection)
     scores, metrics = benchmark_scores(warehouse, section.benchmark, section.level)
     task_scores = scores.group_by("task", "metric", "system").agg(pl.col("score").mean())
     pairwise = None if section.pairwise is None else section.pairwise.table

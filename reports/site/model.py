@@ -55,6 +55,7 @@ class BenchmarkInput:
     pairwise: pl.DataFrame | None = None  # pairwise_confidence's table
     arena: pl.DataFrame | None = None  # the newest arena leaderboard
     notes: tuple[str, ...] = ()
+    selection: str = ""  # the battle selection of a battles page ("no filter", "judge = gpt-4")
 
 
 # Metadata fields shown as columns, with the kind of filter each takes.

@@ -245,3 +245,25 @@ def test_refresh_rebuilds_the_site_only_when_a_ranking_changed(dumps, tmp_path):
     report = refresh_flow(str(inbox), home=home, site=str(site))
     assert [f.status for f in report.files] != ["loaded"] and report.site is None
     assert not (site / "index.html").exists()
+
+
+def test_battles_page_shows_the_arena_as_stored(watched, tmp_path):
+    from scorehouse.transforms.synth_battles import synth_battles
+    from scorehouse.warehouse.snapshots import read_arena
+    from scorehouse.warehouse.storage import Warehouse
+
+    synth_battles(1500, n_systems=5, seed=3).battles.write_parquet(tmp_path / "arena.parquet")
+    home = str(tmp_path / "warehouse")
+    assert main(["--home", home, "ingest", str(tmp_path / "arena.parquet"), "--benchmark", "arena"]) == 0
+    assert main(["--home", home, "rank"]) == 0
+    assert main(["--home", home, "arena", "--benchmark", "arena", "--resamples", "100"]) == 0
+    assert main(["--home", home, "site", "--output", str(tmp_path / "site")]) == 0
+    watched.open(_benchmark_url(tmp_path / "site", "arena (battles level: no filter)"))
+    snapshot = _sql(Warehouse(home), "SELECT snapshot_id FROM snapshots WHERE method = 'arena'").item()
+    stored = read_arena(Warehouse(home), "arena", snapshot).sort("rank", "system")
+    shown = _cells(watched.page, "#arena-table")
+    assert [r[2] for r in shown] == stored.get_column("system").to_list()
+    assert [r[3] for r in shown] == [f"{v:.1f}" for v in stored.get_column("rating")]
+    assert [(int(r[0]), int(r[1]), int(r[5])) for r in shown] == list(
+        stored.select("rank", "rank_ub", "n_battles").iter_rows())
+    assert [r[4].strip() for r in shown] == [f"[{lo:.1f}, {hi:.1f}]" for lo, hi in stored.select("lower", "upper").iter_rows()]
