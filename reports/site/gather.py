@@ -12,9 +12,11 @@ from typing import Any
 
 import polars as pl
 
-from scorehouse.aggregators import REGISTRY
+from scorehouse.aggregators import REGISTRY, AggregationError
+from scorehouse.aggregators.critical_difference import critical_difference
 from scorehouse.reports.report import leaderboard_order, method_label, report_sections
 from scorehouse.reports.site.model import BenchmarkInput, MethodInput
+from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.warehouse.queries import benchmark_scores, benchmark_systems, snapshot_listing
 from scorehouse.warehouse.schema import BATTLE_LEVEL
 from scorehouse.warehouse.snapshots import read_snapshot
@@ -49,9 +51,15 @@ def _benchmark_input(warehouse: Warehouse, section: Any) -> BenchmarkInput:  # n
     scores, metrics = benchmark_scores(warehouse, section.benchmark, section.level)
     task_scores = scores.group_by("task", "metric", "system").agg(pl.col("score").mean())
     pairwise = None if section.pairwise is None else section.pairwise.table
+    notes, critical = list(section.notes), None
+    if scores.height:
+        try:
+            critical = critical_difference(make_ballots(scores, metrics, level=section.level).collect())
+        except AggregationError as error:
+            notes.append(f"no critical-difference diagram: {error}")
     return BenchmarkInput(section.benchmark, section.level, methods, systems, task_scores, metrics,
                           section.coverage, benchmark_systems(warehouse, section.benchmark), pairwise, None,
-                          section.notes)
+                          tuple(notes), critical=critical)
 
 
 def _summary(method: str) -> str:

@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 from scorehouse.aggregators import AggregationError, kendall_tau
+from scorehouse.aggregators.critical_difference import CriticalDifference
 
 # A task column's key: its task, and its metric when the task has several.
 KEY_SEPARATOR = " · "
@@ -56,6 +57,7 @@ class BenchmarkInput:
     arena: pl.DataFrame | None = None  # the newest arena leaderboard
     notes: tuple[str, ...] = ()
     selection: str = ""  # the battle selection of a battles page ("no filter", "judge = gpt-4")
+    critical: CriticalDifference | None = None  # average ranks and Nemenyi CD of the complete systems
 
 
 # Metadata fields shown as columns, with the kind of filter each takes.
@@ -89,6 +91,7 @@ def benchmark_data(inputs: BenchmarkInput) -> dict[str, Any]:
         "metadata": _metadata(inputs.metadata, position),
         "pairwise": _pairwise(inputs.pairwise, systems),
         "arena": _arena(inputs.arena, position),
+        "critical": _critical(inputs.critical, systems),
         "agreement": _agreement(inputs.methods),
         "notes": list(inputs.notes),
     }
@@ -228,6 +231,17 @@ def _pairwise(pairwise: pl.DataFrame | None, systems: list[str], top: int = 20) 
         "systems": [index[s] for s in shown],
         "cells": [[None if a == b else [round(v, 4) for v in rows[(a, b)][:3]] + [rows[(a, b)][3]] for b in shown]
                   for a in shown],
+    }
+
+
+def _critical(critical: CriticalDifference | None, systems: list[str]) -> dict[str, Any] | None:
+    if critical is None:
+        return None
+    index = {s: i for i, s in enumerate(systems)}
+    return {
+        "systems": [index[s] for s in critical.systems], "ranks": [round(r, 4) for r in critical.average_ranks],
+        "cd": round(critical.critical_difference, 4), "voters": critical.voters, "alpha": critical.alpha,
+        "cliques": [list(c) for c in critical.cliques],
     }
 
 

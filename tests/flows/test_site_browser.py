@@ -78,7 +78,7 @@ def _benchmark_url(site: Path, title: str) -> str:
 def _cells(page, table: str) -> list[list[str]]:  # noqa: ANN001
     """The texts of the body rows' cells (row header first) of a table."""
     return page.locator(f"{table} tbody tr").evaluate_all(
-        "rows => rows.map(r => Array.from(r.querySelectorAll('th, td'), c => c.innerText))")
+        "rows => rows.map(r => Array.from(r.querySelectorAll('th, td'), c => c.textContent))")
 
 
 def _sql(warehouse, query: str) -> pl.DataFrame:  # noqa: ANN001
@@ -267,3 +267,18 @@ def test_battles_page_shows_the_arena_as_stored(watched, tmp_path):
     assert [(int(r[0]), int(r[1]), int(r[5])) for r in shown] == list(
         stored.select("rank", "rank_ub", "n_battles").iter_rows())
     assert [r[4].strip() for r in shown] == [f"[{lo:.1f}, {hi:.1f}]" for lo, hi in stored.select("lower", "upper").iter_rows()]
+
+
+def test_critical_difference_view_against_the_catalog(site, ranked_warehouse, watched):
+    from scipy.stats import rankdata
+
+    watched.open(_benchmark_url(site, SUPERGLUE))
+    oriented = _sql(ranked_warehouse.warehouse, "SELECT task || ' | ' || metric AS voter, system, oriented FROM oriented_scores "
+                    "WHERE benchmark = 'superglue' AND is_ranked AND oriented IS NOT NULL")
+    wide = oriented.pivot(on="system", index="voter", values="oriented")
+    complete = [c for c in wide.columns if c != "voter" and wide.get_column(c).null_count() == 0]
+    matrix = wide.select(complete).to_numpy()
+    average = {s: sum(rankdata(-row)[j] for row in matrix) / len(matrix) for j, s in enumerate(complete)}
+    shown = {cells[0]: float(cells[1]) for cells in _cells(watched.page, "#critical-table")}
+    assert shown == {s: pytest.approx(round(a, 3), abs=5e-4) for s, a in average.items()}
+    assert watched.page.locator("#critical-difference svg.critical").count() == 1

@@ -451,6 +451,7 @@
     if (D.arena) views.appendChild(arenaView());
     if (D.methods.length > 1) views.appendChild(bumpView(m));
     if (D.pairwise) views.appendChild(pairwiseView());
+    if (D.critical) views.appendChild(criticalView());
     if (D.methods.length > 1) views.appendChild(agreementView());
     views.appendChild(historyView(m));
   }
@@ -526,6 +527,53 @@
       })));
     })));
     box.appendChild(el("div", { "class": "scroll" }, [table]));
+    return box;
+  }
+  function criticalView() {
+    // Demšar's critical-difference diagram: average ranks on an axis, the CD as a bar, and a thick line
+    // joining each maximal group of systems whose average ranks are closer than the CD.
+    var C = D.critical, k = C.systems.length;
+    var box = section("critical-difference", "Critical difference",
+      "Average rank over the " + C.voters + " voters of the " + k + " systems every voter scored (1 = best); " +
+      "systems joined by a line differ by less than the Nemenyi critical difference (CD = " + C.cd.toFixed(3) +
+      ", alpha = " + C.alpha + "), so the test cannot tell them apart (Demšar 2006).");
+    if (k <= 40) {
+      var half = Math.ceil(k / 2), width = 1160, left = 360, right = width - 360, top = 50;
+      var cliqueRows = C.cliques.length, labelTop = top + 20 + 8 * cliqueRows;
+      var height = labelTop + 18 * half + 10;
+      function x(r) { return left + (right - left) * (k > 1 ? (r - 1) / (k - 1) : 0); }
+      var chart = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img",
+        "aria-label": "critical-difference diagram", "class": "critical" });
+      chart.appendChild(svg("line", { x1: x(1), x2: x(k), y1: top, y2: top, "class": "axis" }));
+      for (var r = 1; r <= k; r++) {
+        chart.appendChild(svg("line", { x1: x(r), x2: x(r), y1: top - 4, y2: top, "class": "axis" }));
+        chart.appendChild(svg("text", { x: x(r), y: top - 8, "text-anchor": "middle" }, String(r)));
+      }
+      chart.appendChild(svg("line", { x1: x(1), x2: x(1 + C.cd), y1: 14, y2: 14, "class": "cd" }));
+      chart.appendChild(svg("text", { x: x(1 + C.cd) + 6, y: 18 }, "CD"));
+      C.cliques.forEach(function (c, n) {
+        var y = top + 10 + 8 * n;
+        chart.appendChild(svg("line", { x1: x(C.ranks[c[0]]) - 3, x2: x(C.ranks[c[1]]) + 3, y1: y, y2: y, "class": "clique" }));
+      });
+      C.systems.forEach(function (system, p) {
+        var onLeft = p < half, row = onLeft ? p : k - 1 - p, y = labelTop + 18 * row, xr = x(C.ranks[p]);
+        var end = onLeft ? left - 20 : right + 20;
+        chart.appendChild(svg("polyline", { points: xr + "," + top + " " + xr + "," + y + " " + end + "," + y, "class": "lead" }));
+        chart.appendChild(svg("text", { x: onLeft ? end - 4 : end + 4, y: y + 4, "text-anchor": onLeft ? "end" : "start" },
+          D.systems[system] + " (" + C.ranks[p].toFixed(2) + ")"));
+      });
+      box.appendChild(el("div", { "class": "scroll" }, [chart]));
+    }
+    var table = el("table", { "class": "board small", id: "critical-table" }, [el("caption", null, ["Average ranks"])]);
+    table.appendChild(el("thead", null, [el("tr", null, ["system", "average rank", "not told apart from"].map(function (h) {
+      return el("th", { scope: "col" }, [h]);
+    }))]));
+    table.appendChild(el("tbody", null, C.systems.map(function (system, p) {
+      var near = C.systems.filter(function (_, q) { return q !== p && Math.abs(C.ranks[q] - C.ranks[p]) < C.cd; });
+      return el("tr", null, [el("th", { scope: "row" }, [D.systems[system]]), el("td", { "class": "num" }, [C.ranks[p].toFixed(3)]),
+        el("td", { "class": "text" }, [near.length + " system(s)"])]);
+    })));
+    box.appendChild(el("details", null, [el("summary", null, ["as a table"]), el("div", { "class": "scroll" }, [table])]));
     return box;
   }
   function agreementView() {
