@@ -282,3 +282,30 @@ def test_critical_difference_view_against_the_catalog(site, ranked_warehouse, wa
     shown = {cells[0]: float(cells[1]) for cells in _cells(watched.page, "#critical-table")}
     assert shown == {s: pytest.approx(round(a, 3), abs=5e-4) for s, a in average.items()}
     assert watched.page.locator("#critical-difference svg.critical").count() == 1
+
+
+def test_column_groups_open_and_hide_from_the_keyboard(big, big_site, watched):
+    watched.open(_benchmark_url(big_site, "synthetic-mteb"))
+    page = watched.page
+    groups = sorted(set(big.metrics.get_column("group").to_list()))
+    # collapsed: each task group is one mean column; its toggle opens it to its tasks, from the keyboard
+    assert page.locator('#leaderboard button.sort[data-column^="t:"]').count() == 0
+    assert page.locator('#leaderboard button.sort[data-column^="g:"]').count() == len(groups)
+    toggle = page.locator('#leaderboard button.toggle[data-group="g0"]')
+    assert toggle.get_attribute("aria-expanded") == "false"
+    toggle.focus()
+    page.keyboard.press("Enter")
+    assert page.locator('#leaderboard button.toggle[data-group="g0"]').get_attribute("aria-expanded") == "true"
+    opened = page.locator('#leaderboard button.sort[data-column^="t:"]').all_inner_texts()
+    assert opened and all(name.startswith(groups[0]) for name in opened)  # drawn near the view, all of group 0
+    assert "open=g0" in page.url
+    # sort from the keyboard, then hide the metadata columns
+    page.locator('#leaderboard button.sort[data-column="meta:n_parameters"]').focus()
+    page.keyboard.press("Enter")
+    assert page.locator('th[aria-sort="descending"] button[data-column="meta:n_parameters"]').count() == 1
+    parameters = dict(big.metadata.select("system", "n_parameters").iter_rows())
+    assert watched.rows() == sorted(parameters, key=lambda s: (-parameters[s], s.lower()))[:50]
+    page.locator("details.families summary").click()
+    page.locator("#show-meta").focus()
+    page.keyboard.press("Space")
+    assert page.locator('#leaderboard [data-column^="meta:"]').count() == 0 and "hide=meta" in page.url
