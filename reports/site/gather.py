@@ -17,7 +17,7 @@ from scorehouse.aggregators.critical_difference import critical_difference
 from scorehouse.reports.report import leaderboard_order, method_label, report_sections
 from scorehouse.reports.site.model import BenchmarkInput, MethodInput
 from scorehouse.transforms.ballots import ballots as make_ballots
-from scorehouse.warehouse.queries import benchmark_scores, benchmark_systems, snapshot_listing
+from scorehouse.warehouse.queries import benchmark_systems, snapshot_listing
 from scorehouse.warehouse.schema import BATTLE_LEVEL
 from scorehouse.warehouse.snapshots import read_snapshot
 from scorehouse.warehouse.storage import Warehouse
@@ -48,7 +48,7 @@ def _benchmark_input(warehouse: Warehouse, section: Any) -> BenchmarkInput:  # n
         return BenchmarkInput(section.benchmark, section.level, methods, systems, empty, pl.DataFrame(),
                               section.coverage, benchmark_systems(warehouse, section.benchmark), None,
                               section.arena, section.notes, section.selection)
-    scores, metrics = benchmark_scores(warehouse, section.benchmark, section.level)
+    scores, metrics = section.scores, section.metrics
     task_scores = scores.group_by("task", "metric", "system").agg(pl.col("score").mean())
     pairwise = None if section.pairwise is None else section.pairwise.table
     notes, critical = list(section.notes), None
