@@ -3,5 +3,5 @@
 :mod:`reports.site.gather` reads the warehouse, :mod:`reports.site.model` turns
 one benchmark into JSON-ready columns, :mod:`reports.site.pages` writes the
 HTML shells and data scripts, :mod:`reports.site.build` lays the folder out;
-``assets/site.js`` draws the pages in the browser.  See docs/site.md.
+the scripts in ``assets/`` draw the pages in the browser.  See docs/site.md.
 """

@@ -6,7 +6,7 @@ Layout of ``DIR``::
     benchmarks/<page>.html          a benchmark's leaderboard and views (data/<page>.js)
     systems/<page>/<system>.html    a system on that benchmark (the same data file)
     data/*.js                       the data, one global assigned per file
-    assets/site.js, assets/site.css the code, the same for every page (package data)
+    assets/*.js, assets/site.css    the code, the same for every page (package data)
 
 The folder is written aside and swapped in whole (:func:`warehouse.atomic.write_tree`).
 """
@@ -19,11 +19,11 @@ from typing import Any
 
 from scorehouse.reports.site.gather import site_inputs
 from scorehouse.reports.site.model import BenchmarkInput, benchmark_data, index_entry
-from scorehouse.reports.site.pages import benchmark_page, data_script, index_page, slug, system_page
+from scorehouse.reports.site.pages import SCRIPTS, benchmark_page, data_script, index_page, slug, system_page
 from scorehouse.warehouse.atomic import write_tree
 from scorehouse.warehouse.storage import Warehouse
 
-ASSETS = ("site.js", "site.css")
+ASSETS = (*SCRIPTS, "site.css")
 
 
 def build_site(warehouse: Warehouse, snapshot_ids: list[str], output: str | Path) -> Path:

@@ -2,7 +2,7 @@
 
 Every page is a small shell: its controls and the ``#leaderboard`` table are in
 the HTML (the page contract the tests and users rely on), the rows are drawn
-by ``assets/site.js`` from the page's data file.  Browsers refuse ``fetch()``
+by the scripts in ``assets/`` from the page's data file.  Browsers refuse ``fetch()``
 from ``file://``, so the data is a ``.js`` file loaded by a ``<script>`` tag
 that assigns one global.  The Content-Security-Policy allows the site's own
 scripts, styles and images only; nothing inline runs, and nothing is loaded
@@ -50,7 +50,12 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+# The site's scripts, in the order they load (each adds to ``window.scorehouse``; pages.js draws the page).
+SCRIPTS = ("base.js", "views.js", "benchmark.js", "pages.js")
+
+
 def _shell(title: str, root: str, page: str, data: str, body: str, attributes: str = "") -> str:
+    scripts = "\n".join(f'<script src="{root}assets/{name}"></script>' for name in SCRIPTS)
     return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -66,7 +71,7 @@ def _shell(title: str, root: str, page: str, data: str, body: str, attributes: s
 {body}
 </main>
 <script src="{root}{data}"></script>
-<script src="{root}assets/site.js"></script>
+{scripts}
 </body>
 </html>
 """
