@@ -19,7 +19,9 @@ from scorehouse import runtime
 from scorehouse.flows.ingest import FileOutcome, ingest_files, log_outcome, refresh_catalog_after, reparse_stale
 from scorehouse.flows.lineage import lineage_notices, stale_loads
 from scorehouse.flows.rank import BenchmarkOutcome, rank_flow
+from scorehouse.reports.site.build import build_site
 from scorehouse.warehouse.inbox import inbox_lock, move_out, new_files
+from scorehouse.warehouse.queries import latest_snapshot_ids
 from scorehouse.warehouse.storage import Warehouse
 
 
@@ -30,6 +32,7 @@ class RefreshReport:
     ranked: list[BenchmarkOutcome] = field(default_factory=list)
     reparsed: list[FileOutcome] = field(default_factory=list)  # loads re-derived from the raw archive
     stale_loads: int = 0  # current loads made by an older parser version, left as they are
+    site: str | None = None  # the leaderboard site, when a ranking changed and one was asked for
 
     @property
     def nothing_new(self) -> bool:
@@ -47,17 +50,23 @@ def move_file(path: Path, inbox: Path, status: str) -> str:
 
 
 @runtime.flow("refresh")
-def refresh_flow(inbox: str, home: str | None = None, reparse: bool = False) -> RefreshReport:
+def refresh_flow(inbox: str, home: str | None = None, reparse: bool = False, site: str | None = None) -> RefreshReport:
     """Ingest what is new in ``inbox``, move it out, re-rank the benchmarks it changed.
 
     ``reparse`` also re-derives the loads an older parser version made, inbox or not.
+    ``site``: a folder to rebuild the leaderboard site in when a ranking changed.
     """
     inbox_path = Path(inbox)
     with inbox_lock(inbox_path):
-        return _refresh(inbox_path, home, reparse)
+        return _refresh(inbox_path, home, reparse, site)
 
 
-def _refresh(inbox_path: Path, home: str | None, reparse: bool) -> RefreshReport:
+def rankings_changed(ranked: list[BenchmarkOutcome]) -> bool:
+    """True when a method stored a new snapshot (unchanged inputs give the same snapshot, not a new one)."""
+    return any(m.new for outcome in ranked for m in outcome.methods)
+
+
+def _refresh(inbox_path: Path, home: str | None, reparse: bool, site: str | None = None) -> RefreshReport:
     files = new_files(inbox_path)
     report = RefreshReport()
     if not files and not reparse:
@@ -75,4 +84,12 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool) -> RefreshReport
     changed = sorted({b for f in outcomes if f.status == "loaded" for b in f.benchmarks})
     if changed:
         report.ranked = runtime.run(rank_flow, home=home, benchmarks=changed)
+    if site is not None and rankings_changed(report.ranked):
+        report.site = runtime.call(rebuild_site, warehouse, Path(site))
     return report
+
+
+@runtime.step(io=True)
+def rebuild_site(warehouse: Warehouse, site: Path) -> str:
+    """Write the leaderboard site of the latest snapshots to ``site`` (aside, then swapped in)."""
+    return str(build_site(warehouse, latest_snapshot_ids(warehouse), site))

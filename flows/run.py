@@ -1,9 +1,10 @@
-"""The main job (``make run``, ``scorehouse run``) as one flow: ingest the bundled dumps, rank, export the report.
+"""The main job (``make run``, ``scorehouse run``) as one flow: ingest the bundled dumps, rank, export the report and site.
 
 It composes the ingest and rank flows (as subflows) and the report export (an
 I/O task): the bundled real dumps are ingested, every benchmark is ranked at
 its natural level with the default methods, and the latest rankings are
-written as ``report.html`` in the warehouse home.  The bundled pickles are
+written as ``report.html`` in the warehouse home, and as the static leaderboard
+site in ``<home>/site`` next to it (:mod:`reports.site`).  The bundled pickles are
 left out: they are fixtures of the ``--trust-pickle`` path, and unpickling
 runs code.
 """
@@ -18,11 +19,13 @@ from scorehouse import runtime
 from scorehouse.flows.ingest import IngestReport, expand_paths, ingest_flow
 from scorehouse.flows.rank import BenchmarkOutcome, rank_flow
 from scorehouse.reports.report import write_report
+from scorehouse.reports.site.build import build_site
 from scorehouse.warehouse.queries import latest_snapshot_ids
 from scorehouse.warehouse.storage import Warehouse
 
 BUNDLED_DATA = Path(__file__).resolve().parent.parent / "data" / "bundled"
 REPORT_NAME = "report.html"
+SITE_NAME = "site"
 
 
 @dataclass
@@ -33,12 +36,19 @@ class RunReport:
     pickles_left_out: list[str] = field(default_factory=list)
     ranked: list[BenchmarkOutcome] = field(default_factory=list)
     report: str | None = None
+    site: str | None = None
 
 
 @runtime.step(io=True)
 def export_latest_report(warehouse: Warehouse) -> str:
     """Write the HTML report of the latest snapshot of every method to ``<home>/report.html``."""
     return str(write_report(warehouse, latest_snapshot_ids(warehouse), warehouse.home / REPORT_NAME))
+
+
+@runtime.step(io=True)
+def export_latest_site(warehouse: Warehouse) -> str:
+    """Write the static leaderboard site of the latest snapshot of every method to ``<home>/site``."""
+    return str(build_site(warehouse, latest_snapshot_ids(warehouse), warehouse.home / SITE_NAME))
 
 
 @runtime.flow("run")
@@ -49,4 +59,6 @@ def run_flow(home: str | None = None, data: str | None = None, progress: bool = 
     ingested = runtime.run(ingest_flow, [str(f) for f in files if f not in pickles], home=home, trust_pickle=False,
                            progress=progress)
     ranked = runtime.run(rank_flow, home=home, progress=progress)
-    return RunReport(ingested, [str(p) for p in pickles], ranked, runtime.call(export_latest_report, Warehouse(home)))
+    warehouse = Warehouse(home)
+    return RunReport(ingested, [str(p) for p in pickles], ranked, runtime.call(export_latest_report, warehouse),
+                     runtime.call(export_latest_site, warehouse))

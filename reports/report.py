@@ -173,7 +173,8 @@ def _section(
     else:
         notes.append(f"no current {level}-level scores of {benchmark} in the warehouse: no pairwise win probabilities")
     return Section(benchmark, level, systems, columns, pairwise, _agreement(columns), tuple(notes),
-                   _robustness_plots(warehouse, benchmark, level), _coverage(warehouse, benchmark, columns))
+                   _robustness_plots(warehouse, benchmark, level), _coverage(warehouse, benchmark, columns),
+                   scores=scores, metrics=metrics)
 
 
 def _coverage(warehouse: Warehouse, benchmark: str, columns: tuple[MethodColumn, ...]) -> dict[str, int]:

@@ -119,6 +119,10 @@ class Section:
     selection: str = ""
     arena: pl.DataFrame | None = None
     matrices: BattleMatrices | None = None
+    # the current scores and metric catalog a scores section was computed from: not shown on this page,
+    # kept for the leaderboard site (reports.site), which would otherwise read them a second time
+    scores: pl.DataFrame | None = None
+    metrics: pl.DataFrame | None = None
 
 
 def render_report(sections: Sequence[Section], *, title: str = TITLE) -> str:

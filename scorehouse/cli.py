@@ -145,6 +145,22 @@ def subcommand(sub, name: str, help: str, examples: list[str], **kwargs: object)
                           formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
 
 
+def add_site_command(sub: argparse._SubParsersAction) -> None:
+    site = subcommand(sub, "site", "write the interactive static leaderboard site of the latest rankings "
+                      "(index, one page per benchmark and per system; works from file://)", [
+                          "site --output site/", "site --output glue-site/ --benchmark glue"])
+    site.add_argument("--output", type=Path, required=True,
+                      help="the folder to write (replaced whole; open DIR/index.html in a browser)")
+    site.add_argument("--benchmark", help="only this benchmark (default: every benchmark with snapshots)")
+    site.set_defaults(handler=commands.cmd_site)
+
+
+def add_site_options(refresh: argparse.ArgumentParser, serve: argparse.ArgumentParser) -> None:
+    for parser in (refresh, serve):
+        parser.add_argument("--site", type=Path, metavar="DIR",
+                            help="rebuild the leaderboard site in DIR after a refresh that changed a ranking")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="scorehouse", description="A warehouse of benchmark scores and the rankings computed from them.",
@@ -245,16 +261,18 @@ def build_parser() -> argparse.ArgumentParser:
     add_output_options(diff, 60)
     diff.set_defaults(handler=commands.cmd_diff)
 
-    export = subcommand(sub, "export", "export ranking snapshots (csv, parquet, json or an html report)", [
-        "export --latest --format html --output report.html",
+    export = subcommand(sub, "export", "export ranking snapshots (csv, parquet, json, an html report or a static site)", [
+        "export --latest --format html --output report.html", "export --latest --format site --output site/",
         "export --latest --benchmark glue --format csv --output glue.csv", "export --snapshot 3f2a9c1e --format json --output s.json"])
     which = export.add_mutually_exclusive_group(required=True)
     which.add_argument("--snapshot", action="append", help="snapshot id (repeatable)")
     which.add_argument("--latest", action="store_true", help="the latest snapshot of every method")
     export.add_argument("--benchmark", help="with --latest: only this benchmark")
-    export.add_argument("--format", choices=("csv", "parquet", "json", "html"), required=True,
-                        help="the format of the file written")
-    export.add_argument("--output", type=Path, required=True, metavar="FILE", help="the file to write")
+    export.add_argument("--format", choices=("csv", "parquet", "json", "html", "site"), required=True,
+                        help="the format of what is written: csv, parquet, json, html (one report page) or site "
+                             "(a folder: see 'scorehouse site')")
+    export.add_argument("--output", type=Path, required=True, metavar="PATH",
+                        help="the file to write (a folder for --format site)")
     export.set_defaults(handler=commands.cmd_export)
 
     synth = subcommand(sub, "synth", "write synthetic instance-level dumps, or an arena of battles (--battles), "
@@ -295,7 +313,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_output_options(analyze, 60)
     analyze.set_defaults(handler=commands.cmd_analyze, flows=True)
 
-    run = subcommand(sub, "run", "the main job: ingest the bundled dumps, rank them, write the report", [
+    add_site_command(sub)
+    add_site_options(refresh, serve)
+
+    run = subcommand(sub, "run", "the main job: ingest the bundled dumps, rank them, write the report and the site", [
         "run", "--home /tmp/demo run -v"])
     run.set_defaults(handler=commands.cmd_run, flows=True)
 

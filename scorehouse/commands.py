@@ -242,12 +242,15 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     from scorehouse.flows.ingest import files_ok
     from scorehouse.flows.refresh import refresh_flow
 
-    report = runtime.run(refresh_flow, inbox=str(args.inbox), home=args.home, reparse=args.reparse)
+    report = runtime.run(refresh_flow, inbox=str(args.inbox), home=args.home, reparse=args.reparse,
+                         site=None if args.site is None else str(args.site))
     if report.nothing_new:
         print(f"nothing new in {args.inbox}")
         return 0
     print_refresh(report)
     failures = print_rankings(report.ranked, args.verbose)
+    if report.site:
+        print(f"rebuilt the leaderboard site: {report.site}/index.html")
     return 0 if files_ok(report.files + report.reparsed, args.strict) and not failures else 1
 
 
@@ -255,7 +258,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the refresh flow on a schedule (:mod:`scorehouse.serving`): a Prefect deployment."""
     from scorehouse.serving import serve
 
-    serve(str(args.inbox), args.home, args.cron, args.interval)
+    serve(str(args.inbox), args.home, args.cron, args.interval, None if args.site is None else str(args.site))
     return 0
 
 
@@ -307,6 +310,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         from scorehouse.reports.report import write_report
 
         path = write_report(warehouse, ids, args.output)
+    elif args.format == "site":
+        from scorehouse.reports.site.build import build_site
+
+        path = build_site(warehouse, ids, args.output)
     else:
         from scorehouse.warehouse.exports import export_table, write_export
 
@@ -391,4 +398,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     failures = print_rankings(report.ranked, verbose=args.verbose, brief=not args.verbose)
     print(f"HTML report of the latest rankings: {report.report}"
           + ("" if args.verbose else " (every leaderboard: scorehouse -v run, or scorehouse rank)"))
+    print(f"Leaderboard site of the latest rankings: {report.site}/index.html")
     return 0 if files_ok(report.ingest.files) and not failures else 1
+
+
+def cmd_site(args: argparse.Namespace) -> int:
+    """Write the static leaderboard site of the latest snapshots (of one benchmark, or all) to a folder."""
+    current_catalog(args.home)
+    from scorehouse.reports.site.build import build_site
+    from scorehouse.warehouse.queries import latest_snapshot_ids
+    from scorehouse.warehouse.storage import Warehouse
+
+    warehouse = Warehouse(args.home)
+    ids = latest_snapshot_ids(warehouse, args.benchmark)
+    if not ids:
+        which = f"benchmark {args.benchmark!r}" if args.benchmark else "the warehouse"
+        raise UsageError(f"scorehouse site: {which} has no ranking snapshots yet; run 'scorehouse rank' first")
+    path = build_site(warehouse, ids, args.output)
+    print(f"wrote the site of {len(ids)} snapshot(s) to {path}: open {path / 'index.html'}")
+    return 0

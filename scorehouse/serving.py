@@ -29,9 +29,12 @@ DEPLOYMENT_NAME = "scorehouse-refresh"
 ENTRYPOINT = f"{__name__}.served_refresh"  # what a run's process imports: the Prefect flow below
 
 
-def serve(inbox: str, home: str | None, cron: str | None, interval: int | None) -> None:
-    """Serve the refresh of ``inbox`` into ``home`` every ``interval`` seconds or on ``cron`` until stopped."""
+def serve(inbox: str, home: str | None, cron: str | None, interval: int | None, site: str | None = None) -> None:
+    """Serve the refresh of ``inbox`` into ``home`` every ``interval`` seconds or on ``cron`` until stopped;
+    with ``site``, each run that changed a ranking rebuilds the leaderboard site there."""
     parameters = {"inbox": str(Path(inbox).resolve()), "home": str(Warehouse(home).home)}
+    if site is not None:
+        parameters["site"] = str(Path(site).resolve())
     for stopping in (signal.SIGTERM, signal.SIGINT):  # until the runner takes over: stop, and stop the server
         signal.signal(stopping, interrupt)
     try:

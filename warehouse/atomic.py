@@ -95,3 +95,30 @@ def file_lock(path: Path, shared: bool = False, wait: bool = True) -> Iterator[b
             yield True
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def write_tree(files: dict[str, str], target: Path) -> Path:
+    """Write a folder of UTF-8 files (relative path -> text) at ``target``, replacing the folder whole.
+
+    The folder is written aside (``.<name>.<pid>.tmp``) and swapped in with two renames: the old
+    folder is moved aside first, so a reader sees the old site or the new one, never a mixture.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    old = target.with_name(f".{target.name}.{os.getpid()}.old")
+    for stray in (aside, old):
+        shutil.rmtree(stray, ignore_errors=True)
+    try:
+        for relative, text in files.items():
+            path = aside / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    except BaseException:
+        shutil.rmtree(aside, ignore_errors=True)
+        raise
+    if target.exists():
+        os.replace(target, old)
+    os.replace(aside, target)
+    shutil.rmtree(old, ignore_errors=True)
+    return target

@@ -175,3 +175,9 @@ def battle_loads(warehouse: Warehouse) -> dict[str, tuple[str, ...]]:
     for benchmark, load_id in frame.iter_rows():
         loads[benchmark] = (*loads.get(benchmark, ()), load_id)
     return loads
+
+
+def benchmark_systems(warehouse: Warehouse, benchmark: str) -> pl.DataFrame:
+    """What the current loads say about the systems of ``benchmark`` (the ``systems`` view; no rows if nothing)."""
+    with connect(warehouse) as con:
+        return query_frame(con, "SELECT * FROM systems WHERE benchmark = ? ORDER BY system", [benchmark])

@@ -164,12 +164,17 @@ def test_run_ingests_ranks_and_reports_once_and_leaves_pickles_out(tmp_path, dum
     assert f"HTML report of the latest rankings: {report}" in first
     page = report.read_bytes()
     assert b"value" in page and page.startswith(b"<!DOCTYPE html>")
+    site = home / "site"
+    assert f"Leaderboard site of the latest rankings: {site}/index.html" in first
+    assert len(list((site / "systems").glob("*/*.html"))) == 7  # VALUE's systems
+    site_files = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
 
     assert main(["--home", str(home), "run"]) == 0  # twice: nothing new
     second = capsys.readouterr().out
     assert "0 file(s) loaded, 1 unchanged" in second
     assert re.search(r"^value \(task level\): \d+ method\(s\), 0 new snapshot\(s\)", second, re.M)
     assert report.read_bytes() == page
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == site_files  # the same snapshots, the same site
 
 
 RULES_HEADER = "benchmark,task,metric,higher_is_better,is_ranked,weight,group,note\n"
