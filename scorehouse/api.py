@@ -69,8 +69,8 @@ def rank(
       or the pandas index, every other column a task of numbers.
 
     A missing score is null or NaN.  ``higher_is_better=False`` says every score is an error or a
-    cost.  ``method`` is any registered method (``scorehouse methods`` lists them), ``params`` its
-    own parameters (``{"ties": "min"}``), ``two_step=True`` ranks within every task first
+    cost.  ``method`` is any registered method (``scorehouse.aggregators.REGISTRY`` lists them, with
+    their parameters), ``params`` its own parameters (``{"ties": "min"}``), ``two_step=True`` ranks within every task first
     (within every (task, metric) at instance level), then across them.
 
     Returns ``system, rank, score, tied``: rank 1 is the best, tied systems share the smallest rank,

@@ -138,7 +138,7 @@ def score_table(
     if not tasks or not_numeric:
         raise ArgumentError(
             f"a wide table (no score column score={score!r}) holds one numeric column per task beside "
-            f"system={system!r}; got non-numeric column(s) {not_numeric} among {frame.columns} (select the task "
-            f"columns, or name the long table's columns with system=, task=, score=)"
+            f"system={system!r}; got {f'the non-numeric column(s) {not_numeric}' if tasks else 'no other column'} "
+            f"among {frame.columns} (select the task columns, or name a long table's columns with system=, task=, score=)"
         )
     return ScoreTable(frame, {"system": system, "score_columns": "*"})

@@ -36,7 +36,8 @@ class Warehouse:
     ``frames`` is the kind of table the methods return: ``"pandas"`` (default) or ``"polars"``.
 
     >>> import tempfile, pandas as pd, scorehouse
-    >>> home = scorehouse.Warehouse(tempfile.mkdtemp())
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> home = scorehouse.Warehouse(folder.name)
     >>> leaderboard = pd.DataFrame({"system": ["a", "b", "c"], "t1": [0.9, 0.5, 0.1], "t2": [0.2, 0.7, 0.1]})
     >>> home.ingest(leaderboard, benchmark="toy")
     6
@@ -50,6 +51,7 @@ class Warehouse:
     0      a  2
     1      b  2
     2      c  2
+    >>> folder.cleanup()
     """
 
     def __init__(self, home: str | Path, *, frames: str = "pandas") -> None:
@@ -142,10 +144,9 @@ class Warehouse:
         tables = []
         for outcome in outcomes:
             for done in outcome.methods:
-                problem = done.error or (done.skipped if method is not None else None)
-                if problem and method is not None:
-                    raise RankRefusedError(f"benchmark {outcome.benchmark!r}: {done.run.label}: {problem}")
-                if done.error:
+                if method is not None and (done.error or done.skipped):  # the method asked for did not rank
+                    raise RankRefusedError(f"benchmark {outcome.benchmark!r}: {done.run.label}: {done.error or done.skipped}")
+                if done.error:  # one of the default methods refused: the others' rankings are still worth having
                     warnings.warn(f"benchmark {outcome.benchmark!r}: {done.run.label}: {done.error}", stacklevel=2)
                 if done.ranking is None:
                     continue
