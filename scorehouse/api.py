@@ -183,6 +183,7 @@ def table_ballots(table: ScoreTable, higher_is_better: bool) -> pl.DataFrame:
     frame = table.frame.with_columns(pl.lit(None, dtype=pl.Int64).alias(LINE))
     roles = {role: column for role, column in table.columns.items() if role != "weight"}
     values = [c for c in table.frame.columns if c != roles["system"]] if table.wide else [roles["score"]]
+    # No default task: a long table here always names its task column, a wide one's columns are its tasks.
     rows = table_rows(frame, roles, values, BENCHMARK, task="")
     check_keys(rows, roles)
     scores = rows.select(
