@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
@@ -33,6 +34,8 @@ from scorehouse.aggregators import (
     RankingResult,
     aggregate_battles,
     battle_counts,
+    bootstrap,
+    bootstrap_battles,
     build_battles,
     build_profile,
     combine,
@@ -95,15 +98,21 @@ def read_benchmark(warehouse: Warehouse, benchmark: str, level: str) -> tuple[pl
 @runtime.step
 def rank_ballots(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> RankingResult | AggregationError:
     """Run one method; a refusal (bad parameter, too many systems) is returned, not raised."""
-    notes: tuple[str, ...] = ()
-    info = REGISTRY.get(method_run.method)
     try:
-        if info is not None and not info.handles_missing:
-            ballots, notes = complete_ballots(ballots, level)
+        ballots, notes = method_ballots(ballots, level, method_run.method)
         result = run(method_run.method, ballots, two_step=method_run.two_step, params=method_run.params)
     except AggregationError as error:
         return error
     return RankingResult(**{**result.__dict__, "notes": notes + result.notes})
+
+
+def method_ballots(ballots: pl.DataFrame, level: str, method: str) -> tuple[pl.DataFrame, tuple[str, ...]]:
+    """The ballots ``method`` ranks, and what was left out: their complete part for a method that
+    needs complete ballots (:func:`transforms.rank_plan.complete_ballots`), else all of them."""
+    info = REGISTRY.get(method)
+    if info is not None and not info.handles_missing:
+        return complete_ballots(ballots, level)
+    return ballots, ()
 
 
 def partition_methods(runs: list[MethodRun]) -> tuple[str, ...] | None:
@@ -394,3 +403,17 @@ def rank_flow(
     if any(m.new for o in outcomes for m in o.methods):
         runtime.call(refresh_catalog, warehouse)
     return outcomes
+
+
+def ranking_intervals(
+    warehouse: Warehouse, benchmark: str, level: str, method_run: MethodRun, options: Mapping[str, Any],
+) -> pl.DataFrame:
+    """Bootstrap intervals (:func:`aggregators.bootstrap`) of one method run on what the rank flow ranks:
+    the benchmark's current ballots at ``level`` (their complete part for a method that needs it), or
+    every battle at level ``battles``.  ``options``: the bootstrap's ``n_resamples``, ``level``, ``seed``."""
+    if level == BATTLE_LEVEL:
+        battles = selected_battles(warehouse, benchmark, BattleSelection())
+        return bootstrap_battles(method_run.method, battles, method_run.params, **options)
+    scores, metrics = runtime.call(read_benchmark, warehouse, benchmark, level)
+    ballots, _ = method_ballots(make_ballots(scores, metrics, level=level).collect(), level, method_run.method)
+    return bootstrap(method_run.method, ballots, two_step=method_run.two_step, **options, **method_run.params)

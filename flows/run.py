@@ -12,8 +12,8 @@ runs code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
-
 
 from scorehouse import runtime
 from scorehouse.flows.ingest import IngestReport, expand_paths, ingest_flow
@@ -23,7 +23,8 @@ from scorehouse.reports.site.build import build_site
 from scorehouse.warehouse.queries import latest_snapshot_ids
 from scorehouse.warehouse.storage import Warehouse
 
-BUNDLED_DATA = Path(__file__).resolve().parent.parent / "data" / "bundled"
+# The package scorehouse.data (the repository's data/, installed with the wheel) is a folder on disk.
+BUNDLED_DATA = Path(str(files("scorehouse.data") / "bundled"))
 REPORT_NAME = "report.html"
 SITE_NAME = "site"
 

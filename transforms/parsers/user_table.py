@@ -225,13 +225,32 @@ def parse_table(path: Path, benchmark: str | None, columns: dict[str, str]) -> P
     frame = read_table(path)
     header = [c for c in frame.columns if c != LINE]
     scores = score_columns(path, header, columns)
+    rows = table_rows(frame, columns, scores, benchmark, task_of_file(path))
+    level = "instance" if "instance" in columns else "task"
+    wide_names = "metric" if "task" in columns else "task"
+    shape = f"wide: {len(scores)} score column(s), each a {wide_names}" if "score_columns" in columns else "long"
+    problems = [f"read by the columns {json.dumps(columns, sort_keys=True)} ({shape}; {level} level)"]
+    marked = marked_missing(frame, scores)
+    if marked:
+        problems.append(f"{marked} score cell(s) held a missing marker ({', '.join(repr(m) for m in MISSING_MARKERS[1:])}) "
+                     f"and landed as missing scores")
+    return Parsed(rows, tuple(problems))
+
+
+def table_rows(frame: pl.DataFrame, columns: dict[str, str], scores: list[str], benchmark: str, task: str) -> pl.DataFrame:
+    """One row per score cell of ``frame`` (its ``scores`` columns) with its keys read by ``columns``.
+
+    Columns: system, task, metric, instance, line, value, benchmark and the parser's reason; ``task``
+    names the one task of a long table without a task column.  ``frame`` holds :data:`LINE` (null when
+    its rows have no lines: Parquet, a table in memory).
+    """
     text = {role: pl.col(c).cast(pl.String) for role, c in columns.items() if role not in ("score", "score_columns")}
     wide_names = "metric" if "task" in columns else "task"
     # Keys travel in one struct and scores under positional names, so no header collides with them.
     positional = {f"_score{i}": name for i, name in enumerate(scores)}
     keys = pl.struct(
         system=text["system"],
-        task=text.get("task", pl.lit(task_of_file(path))),
+        task=text.get("task", pl.lit(task)),
         metric=text.get("metric", pl.lit(DEFAULT_METRIC)),
         instance=text.get("instance", pl.lit(None, dtype=pl.String)),
         line=pl.col(LINE),
@@ -252,14 +271,7 @@ def parse_table(path: Path, benchmark: str | None, columns: dict[str, str]) -> P
     ).drop("_column")
     if rows.get_column("line").null_count() < rows.height:
         rows = rows.sort("line", maintain_order=True)
-    level = "instance" if "instance" in columns else "task"
-    shape = f"wide: {len(scores)} score column(s), each a {wide_names}" if "score_columns" in columns else "long"
-    problems = [f"read by the columns {json.dumps(columns, sort_keys=True)} ({shape}; {level} level)"]
-    marked = marked_missing(frame, scores)
-    if marked:
-        problems.append(f"{marked} score cell(s) held a missing marker ({', '.join(repr(m) for m in MISSING_MARKERS[1:])}) "
-                     f"and landed as missing scores")
-    return Parsed(rows, tuple(problems))
+    return rows
 
 
 def marked_missing(frame: pl.DataFrame, names: list[str]) -> int:
