@@ -109,6 +109,18 @@ def add_battle_columns(parser: argparse.ArgumentParser) -> None:
             group.add_argument(f"--{role.replace('_', '-')}", dest=role, metavar="COL")
 
 
+def add_json_path_options(ingest: argparse.ArgumentParser) -> None:
+    """``--json-path TEMPLATE`` and ``--system-from-folder``: a JSON document read by naming its levels (format json-path)."""
+    group = ingest.add_argument_group(
+        "JSON read by a path template", "name the levels of a JSON document (docs/json-leaderboards.md); needs --benchmark")
+    group.add_argument("--json-path", metavar="TEMPLATE",
+                       help="the path from the document's root to each score, e.g. '{system}.pass@1.{task}': "
+                            "{system} {task} {metric} {instance} capture keys, {role=field} reads a record's field, "
+                            "* skips a level, [] iterates a list, a key with a dot is quoted")
+    group.add_argument("--system-from-folder", action="store_true",
+                       help="with --json-path: the system is the name of each file's folder (per-model folders)")
+
+
 STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
 
 
@@ -127,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--strict", action="store_true", help=STRICT_HELP)
     add_table_options(ingest)
     add_battle_columns(ingest)
+    add_json_path_options(ingest)
     add_runner_options(ingest)
     ingest.set_defaults(handler=commands.cmd_ingest, prefect="flow")
 

@@ -113,6 +113,8 @@ def column_mapping(args: argparse.Namespace) -> tuple[dict[str, str] | None, str
     """
     named = {role: getattr(args, role) for role in dict.fromkeys((*TABLE_ROLES, *BATTLE_COLUMN_ROLES))
              if getattr(args, role) is not None}
+    if args.json_path is not None or args.system_from_folder:
+        return json_path_mapping(args, named), "json-path"
     battle_only = sorted(set(named) - set(TABLE_ROLES))
     table_only = sorted(set(named) - set(BATTLE_COLUMN_ROLES))
     if battle_only and table_only:
@@ -446,3 +448,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     failures = print_rankings(report.ranked)
     print(f"\nHTML report of the latest rankings: {report.report}")
     return 0 if files_ok(report.ingest.files) and not failures else 1
+
+
+def json_path_mapping(args: argparse.Namespace, named: dict[str, str]) -> dict[str, str]:
+    """The mapping of ``--json-path`` (and ``--system-from-folder``) for format json-path, checked before any file is read."""
+    from scorehouse.transforms.parsers.json_path import TemplateError, check_mapping
+
+    if args.json_path is None:
+        raise UsageError("scorehouse ingest: --system-from-folder goes with --json-path TEMPLATE")
+    if named:
+        raise UsageError(f"scorehouse ingest: --json-path reads a JSON document by its keys, not by columns "
+                         f"({', '.join(sorted(named))}); leave the column options out")
+    if args.format not in (None, "json-path"):
+        raise UsageError(f"scorehouse ingest: --json-path reads files as format json-path, not {args.format!r}")
+    if args.benchmark is None:
+        raise UsageError("scorehouse ingest: a file read with --json-path needs --benchmark")
+    mapping = {"json_path": args.json_path, **({"system_from": "folder"} if args.system_from_folder else {})}
+    try:
+        check_mapping(mapping)
+    except TemplateError as error:
+        raise UsageError(f"scorehouse ingest: {error.problem}") from None
+    return mapping

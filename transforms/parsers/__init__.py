@@ -116,6 +116,7 @@ from scorehouse.transforms.parsers import (  # noqa: E402,F401
     instance_long,
     instance_parquet,
     instance_wide,
+    json_path,
     leaderboard_rankingnlp,
     leaderboard_value,
     leaderboard_votenrank,
