@@ -24,7 +24,7 @@ import polars as pl
 from prefect import flow, get_run_logger
 
 from scorehouse.transforms.catalog import declared_rules
-from scorehouse.transforms.parsers import FORMATS, Format, ParseError, choose_format
+from scorehouse.transforms.parsers import FORMATS, Format, ParseError, UnrecognisedFormatError, choose_format
 from scorehouse.transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE, NotScoresError, Parsed
 from scorehouse.transforms.segment_layouts import reconcile
 from scorehouse.transforms.validate import reason_counts, validate_loads
@@ -210,16 +210,24 @@ def parse_load(
     return record, parsed, problems
 
 
-def rejected(warehouse: Warehouse, origin: str, sha: str, error: Exception, reparse: bool) -> FileOutcome:
+def rejected(
+    warehouse: Warehouse, origin: str, sha: str, error: Exception, reparse: bool, in_folder: bool = False,
+) -> FileOutcome:
     """The outcome of a file whose bytes could not be read, detected, parsed or named: recorded, never raised.
 
     Only this file's bytes were being read, so whatever it raised (a parse error, a Polars
     cast of a malformed column, a benchmark name that cannot name a partition, an input
     limit, an unreadable or corrupt stream) is this file's rejection with the reason, and
-    the other files of the run go on.  A file recognised as holding no scores is skipped.
+    the other files of the run go on.  A file recognised as holding no scores is skipped, and so is a file
+    ``in_folder`` (found by walking a folder given to ingest, or an inbox) that no format recognises and that
+    reads as text or bears no score extension: folders of results hold run logs and settings beside the
+    scores.  Given by name, such a file stays an error.
     """
     if isinstance(error, NotScoresError):
         return FileOutcome(origin, "skipped", error=error.message_for(origin), reparsed=reparse)
+    if isinstance(error, UnrecognisedFormatError) and in_folder and error.skippable:
+        return FileOutcome(origin, "skipped", error=f"{origin}: not a score file (unrecognised)",
+                           reparsed=reparse)
     if isinstance(error, ParseError):
         line, problem, message = error.line, error.problem, error.message_for(origin)
     else:
@@ -266,7 +274,7 @@ def read_file(
         record, parsed, problems = parse_load(plan.path, fmt, load_id, sha, benchmark, plan.origin, plan.reverts,
                                               columns)
     except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
-        return rejected(warehouse, plan.origin, sha, error, reparse), None
+        return rejected(warehouse, plan.origin, sha, error, reparse, plan.in_folder), None
     outcome = FileOutcome(
         plan.origin, "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")), record.rows_in,
         problems=problems, parser_version=record.parser_version, reparsed=reparse,
@@ -391,6 +399,7 @@ def ingest_files(
     origins: list[str] | None = None,
     batch_files: int = BATCH_FILES,
     columns: dict[str, str] | None = None,
+    walked: set[Path] | frozenset[Path] = frozenset(),
 ) -> list[FileOutcome]:
     """Ingest ``files`` in order, with optional progress on stderr (:mod:`flows.progress`), counted in files.
 
@@ -399,11 +408,13 @@ def ingest_files(
     task runner with ``parallel``.  The metric rules are checked first: a bad rules file raises
     :class:`transforms.catalog.MetricRulesError` before any file is archived or loaded, rather than at the
     catalog rebuild after the loads committed.  ``origins`` are the files the bytes came from when
-    ``files`` are staged copies of the raw archive.
+    ``files`` are staged copies of the raw archive; ``walked`` are the files found by walking a folder
+    (:func:`rejected`).
     """
     checked_metric_rules(warehouse)
     plans = plan_files(warehouse, files, origins or [str(f) for f in files], format, benchmark, trust_pickle, reparse,
                        columns)
+    plans = [replace(plan, in_folder=plan.path in walked) for plan in plans]
     # by the plan's place: the same path given twice is two plans, the second "same" as the first
     outcomes: list[FileOutcome | None] = [
         FileOutcome(p.origin, "unchanged", p.load_id, p.format, parser_version=p.parser_version)
@@ -517,8 +528,9 @@ def ingest_flow(
     warehouse = Warehouse(home)
     files, documents, skipped = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
+    walked = set(files) - {Path(p) for p in paths}
     report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel,
-                                          batch_files=batch_files, columns=columns)
+                                          batch_files=batch_files, columns=columns, walked=walked)
     if higher_is_better is not None:
         declare_directions(warehouse, report.files, higher_is_better)
     if reparse:

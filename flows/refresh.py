@@ -68,7 +68,7 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool) -> RefreshReport
     if not files and not reparse:
         return report
     warehouse = Warehouse(home)
-    report.files = ingest_files(warehouse, files, None, None, False, progress=False)
+    report.files = ingest_files(warehouse, files, None, None, False, progress=False, walked=set(files))
     if reparse:
         report.reparsed = reparse_stale(warehouse, trust_pickle=False)
     else:

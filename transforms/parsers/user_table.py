@@ -22,7 +22,9 @@ when neither ``task`` nor ``metric`` is given (metric ``score``) or when
 the column's name and is refused.
 
 File types, by extension: ``.csv``, ``.tsv`` (both optionally ``.gz``, read
-strictly with the line of every record, :mod:`transforms.parsers.text`),
+strictly with the line of every record, :mod:`transforms.parsers.text`; a TSV
+whose header separates its names by blanks is read with every run of blanks and
+tabs as one separator, so names and cells hold no blanks there),
 ``.jsonl``/``.ndjson`` (one JSON object per line, every value read as text: a
 JSON number in Polars' spelling, ``1e-3`` as ``0.001``) and ``.parquet``
 (typed: numeric score columns stay numbers, no lines).
@@ -126,6 +128,18 @@ def task_of_file(path: Path) -> str:
     return name
 
 
+def spaced_header(kind: str, first: str) -> bool:
+    """Whether a TSV's header line separates its names by blanks, not tabs (segment-score files write
+    ``system score segment`` over rows of ``system<TAB>score<SPACE>segment``)."""
+    return kind == "\t" and "\t" not in first and len(first.split()) > 1
+
+
+def blank_separated(text: str) -> str:
+    """TSV text whose fields are separated by runs of blanks and tabs, as text separated by one tab per field
+    (leading and trailing blanks of a line dropped; the lines stay where they were)."""
+    return re.sub(r"[ \t]+", "\t", re.sub(r"^[ \t]+|[ \t]+$", "", text, flags=re.MULTILINE))
+
+
 def header_of(path: Path) -> list[str]:
     """The column names of ``path`` without reading its rows where the type allows (for checking options early)."""
     kind = table_type(path)
@@ -134,6 +148,8 @@ def header_of(path: Path) -> list[str]:
     if kind == "jsonl":
         return list(jsonl_columns(path, read_text(path)))
     first = read_head(path).decode("utf-8", "replace").lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    if spaced_header(kind, first):
+        return first.split()
     return next(csv.reader([first], delimiter=kind), [])
 
 
@@ -203,7 +219,10 @@ def read_table(path: Path) -> pl.DataFrame:
         return pl.read_parquet(path).with_columns(pl.lit(None, dtype=pl.Int64).alias(LINE))
     if "line" in header_of(path):  # the shared CSV reader keeps each record's line under that name
         raise ParseError(path, "a column named 'line' cannot be read from a CSV or TSV table; rename it", 1)
-    return read_csv_records(path, read_text(path), kind).rename({"line": LINE})
+    text = read_text(path)
+    if spaced_header(kind, text.split("\n", 1)[0]):
+        text = blank_separated(text)
+    return read_csv_records(path, text, kind).rename({"line": LINE})
 
 
 def value_columns(frame: pl.DataFrame, names: list[str]) -> list[pl.Expr]:
