@@ -320,7 +320,20 @@ def ingest_batch(
         warehouse.forget_rejected(record.sha256)
         outcome.rows_landed, outcome.rows_quarantined = record.rows_landed, record.rows_quarantined
         outcome.quarantine_reasons = reason_counts(quarantine) if quarantine.height else {}
+        if record.rows_quarantined and not record.rows_landed:
+            fail_all_quarantined(warehouse, outcome, record)
     return outcomes
+
+
+def fail_all_quarantined(warehouse: Warehouse, outcome: FileOutcome, record: LoadRecord) -> None:
+    """A file whose every row was quarantined is a failure (``rejected``: exit 1), not "loaded": nothing of it can be
+    ranked, so it was most likely read the wrong way (a numeric judgement without ``--winner-scale``).  Its rows stay
+    in the quarantine view with their reasons."""
+    reasons = ", ".join(f"{reason} ({n})" for reason, n in sorted(outcome.quarantine_reasons.items(), key=lambda r: -r[1]))
+    view = "battles_quarantine" if outcome.format == "battles" else "quarantine"
+    problem = f"every one of its {record.rows_quarantined} row(s) was quarantined: {reasons}; see the {view} view"
+    warehouse.record_rejected(outcome.path, record.sha256, None, problem)
+    outcome.status, outcome.error = "rejected", f"{outcome.path}: {problem}"
 
 
 def reconciled_layouts(

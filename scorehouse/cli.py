@@ -121,6 +121,17 @@ def add_json_path_options(ingest: argparse.ArgumentParser) -> None:
                        help="with --json-path: the system is the name of each file's folder (per-model folders)")
 
 
+def add_judgement_options(ingest: argparse.ArgumentParser) -> None:
+    """``--winner-scale A,B`` and ``--tie-band W``: battles whose judgement is a number (docs/numeric-judgements.md)."""
+    group = ingest.add_argument_group("numeric judgements", "battles whose --winner column holds a number")
+    group.add_argument("--winner-scale", metavar="A,B",
+                       help="the judgement is a number: A means model_a wins, B means model_b wins "
+                            "(e.g. 1,2 for a preference in [1, 2]; 1,0 for the probability that model_a is better)")
+    group.add_argument("--tie-band", metavar="W",
+                       help="with --winner-scale: judgements within W of the midpoint are ties (default 0: "
+                            "only the midpoint itself)")
+
+
 STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
 
 
@@ -140,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_table_options(ingest)
     add_battle_columns(ingest)
     add_json_path_options(ingest)
+    add_judgement_options(ingest)
     add_runner_options(ingest)
     ingest.set_defaults(handler=commands.cmd_ingest, prefect="flow")
 

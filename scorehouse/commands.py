@@ -100,6 +100,8 @@ REPARSE_HELP = "re-derive, from the raw archive, the loads an older parser versi
 
 
 TABLE_ROLES = ("system", "task", "metric", "instance", "score", "score_columns")
+# The options of battles whose judgement is a number (transforms.parsers.battles.SCALE_OPTIONS), kept in the mapping.
+JUDGEMENT_OPTIONS = ("winner_scale", "tie_band")
 # The battle roles a file's columns may be mapped to (``--model-a COL`` ...): those of
 # transforms.parsers.battles.ROLES (a test checks they agree), spelled here so --help imports no Polars.
 BATTLE_COLUMN_ROLES = ("model_a", "model_b", "winner", "judge", "instance", "turn", "language", "category", "tstamp")
@@ -111,12 +113,14 @@ def column_mapping(args: argparse.Namespace) -> tuple[dict[str, str] | None, str
     Battle roles (``--model-a`` ...) read battles (format ``battles``), the table roles (``--system`` ...)
     a user's table (format ``user-table``); ``--instance`` belongs to both.  None when no column is named.
     """
-    named = {role: getattr(args, role) for role in dict.fromkeys((*TABLE_ROLES, *BATTLE_COLUMN_ROLES))
+    named = {role: getattr(args, role) for role in dict.fromkeys((*TABLE_ROLES, *BATTLE_COLUMN_ROLES, *JUDGEMENT_OPTIONS))
              if getattr(args, role) is not None}
     if args.json_path is not None or args.system_from_folder:
         return json_path_mapping(args, named), "json-path"
     battle_only = sorted(set(named) - set(TABLE_ROLES))
-    table_only = sorted(set(named) - set(BATTLE_COLUMN_ROLES))
+    if "tie_band" in named and "winner_scale" not in named:
+        raise UsageError("scorehouse ingest: --tie-band goes with --winner-scale A,B")
+    table_only = sorted(set(named) - set(BATTLE_COLUMN_ROLES) - set(JUDGEMENT_OPTIONS))
     if battle_only and table_only:
         raise UsageError(f"scorehouse ingest: the columns of battles ({', '.join(battle_only)}) and of a score table "
                          f"({', '.join(table_only)}) cannot be read from the same files; ingest them separately")
