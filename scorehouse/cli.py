@@ -132,6 +132,30 @@ def add_judgement_options(ingest: argparse.ArgumentParser) -> None:
                             "only the midpoint itself)")
 
 
+def share(value: str) -> float:
+    """``--min-coverage``: a share of the voters in [0, 1]."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not 0.0 <= number <= 1.0:
+        raise argparse.ArgumentTypeError(f"a share of the voters from 0 to 1, such as 0.5, got {value!r}")
+    return number
+
+
+def add_rank_selection(rank: argparse.ArgumentParser) -> None:
+    """What ``rank`` ranks: the voters it selects and the coverage a system needs (docs/sparse-defaults.md)."""
+    group = rank.add_argument_group("what to rank", "voters and systems (recorded in the snapshots' parameters)")
+    group.add_argument("--only-task", action="append", metavar="GLOB",
+                       help="rank the voters of the tasks matching GLOB only (repeatable: any of them); not "
+                            "ingest's --task, which names a column")
+    group.add_argument("--only-metric", action="append", metavar="GLOB",
+                       help="rank the voters of the metrics matching GLOB only (repeatable: any of them)")
+    group.add_argument("--min-coverage", type=share, metavar="F",
+                       help="task level: rank only the systems scored on at least F of the voters; the others are "
+                            "listed, not ranked (default: 0.5 on leaderboards with missing scores, none on complete ones)")
+
+
 STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
 
 
@@ -169,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--method", action="append", help="registry method name (repeatable; default: a documented set)")
     rank.add_argument("--param", action="append", metavar="METHOD.KEY=VALUE", help="a method parameter (repeatable)")
     rank.add_argument("--two-step", action="store_true", help="run the --method(s) two-step (within groups, then across)")
+    add_rank_selection(rank)
     add_battle_filters(rank)
     add_runner_options(rank)
     rank.set_defaults(handler=commands.cmd_rank, prefect="flow")

@@ -255,7 +255,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     check_rank_selection(args, selection is not None)
     flow, parallel = _with_runner(rank_flow, args)
     outcomes = flow(home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs, parallel=parallel,
-                    progress=not parallel, battles=selection)
+                    progress=not parallel, battles=selection, min_coverage=args.min_coverage,
+                    voters=voter_selection(args))
     return 1 if print_rankings(outcomes) else 0
 
 
@@ -473,3 +474,12 @@ def json_path_mapping(args: argparse.Namespace, named: dict[str, str]) -> dict[s
     except TemplateError as error:
         raise UsageError(f"scorehouse ingest: {error.problem}") from None
     return mapping
+
+
+def voter_selection(args: argparse.Namespace):  # noqa: ANN201 - transforms.rank_plan.VoterSelection
+    """The voters ``--only-task`` and ``--only-metric`` select (every voter when neither is given)."""
+    from scorehouse.transforms.rank_plan import VoterSelection
+
+    if (args.only_task or args.only_metric) and args.level == "battles":
+        raise UsageError("scorehouse rank: --only-task and --only-metric select scores; battles have no tasks")
+    return VoterSelection(tuple(args.only_task or ()), tuple(args.only_metric or ()))

@@ -69,6 +69,8 @@ def print_rankings(outcomes) -> int:  # noqa: ANN001 - flows.rank.BenchmarkOutco
         done = [(m.run, m.ranking) for m in outcome.methods if m.ranking is not None]
         new = sum(m.new for m in outcome.methods)
         print(f"\n== {outcome.benchmark} ({outcome.level} level): {len(done)} method(s), {new} new snapshot(s)")
+        if outcome.defaults:
+            print(f"default methods for {outcome.defaults}: {', '.join(m.run.label for m in outcome.methods)}")
         print_frame(side_by_side(done), max_rows=30)
         for m in outcome.methods:
             for note in m.notes:
