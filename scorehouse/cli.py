@@ -94,8 +94,9 @@ def add_table_options(ingest: argparse.ArgumentParser) -> None:
     table.add_argument("--metric", metavar="COLUMN", help="the column naming the metric (default: one metric, 'score')")
     table.add_argument("--instance", metavar="COLUMN", help="the column naming the instance: instance-level scores")
     table.add_argument("--score", metavar="COLUMN", help="the column holding the score (one score per row)")
-    table.add_argument("--score-columns", metavar="GLOB",
-                       help="the columns holding scores (a wide table), e.g. 'acc_*': each is a task, or a metric with --task")
+    table.add_argument("--score-columns", metavar="GLOB", action="append",
+                       help="the columns holding scores (a wide table), e.g. 'acc_*': each is a task, or a metric with "
+                            "--task (repeatable: the columns matching any of them)")
     table.add_argument("--higher-is-better", type=truth_value, metavar="true|false",
                        help="the direction of the table's metrics (default: the metric rules, higher is better)")
 

@@ -115,6 +115,10 @@ def column_mapping(args: argparse.Namespace) -> tuple[dict[str, str] | None, str
     """
     named = {role: getattr(args, role) for role in dict.fromkeys((*TABLE_ROLES, *BATTLE_COLUMN_ROLES, *JUDGEMENT_OPTIONS))
              if getattr(args, role) is not None}
+    if "score_columns" in named:  # repeatable: several globs travel as one mapping value
+        from scorehouse.transforms.parsers.user_table import score_columns_option
+
+        named["score_columns"] = score_columns_option(named["score_columns"])
     if args.json_path is not None or args.system_from_folder:
         return json_path_mapping(args, named), "json-path"
     battle_only = sorted(set(named) - set(TABLE_ROLES))

@@ -15,7 +15,8 @@ the parser receives those names as a mapping role -> source column
     ``score``    the column holding the score.
 
 **Wide**, ``score_columns`` given: a glob (``*``, ``?``, ``[...]``) over the
-column names; every matching column (other than the named ones) holds scores,
+column names, or several (``--score-columns`` repeated: a column matching any of
+them; each must match one); every matching column (other than the named ones) holds scores,
 and its name fills whichever of task and metric no column names: the task
 when neither ``task`` nor ``metric`` is given (metric ``score``) or when
 ``metric`` is, the metric when ``task`` is.  Naming both leaves no place for
@@ -168,11 +169,27 @@ def score_columns(path: Path, header: list[str], columns: dict[str, str]) -> lis
     if "score" in columns:
         return [columns["score"]]
     named = {c for role, c in columns.items() if role != "score_columns"}
-    pattern = re.compile(glob_regex(columns["score_columns"]))
-    matched = [c for c in header if pattern.match(c) and c not in named]
-    if not matched:
-        raise missing(f"no column matching {ROLES['score_columns']} {columns['score_columns']!r} is")
-    return matched
+    globs = score_globs(columns["score_columns"])
+    for glob in globs:
+        if not any(re.match(glob_regex(glob), c) and c not in named for c in header):
+            raise missing(f"no column matching {ROLES['score_columns']} {glob!r} is")
+    patterns = [re.compile(glob_regex(glob)) for glob in globs]
+    return [c for c in header if c not in named and any(p.match(c) for p in patterns)]
+
+
+def score_globs(value: str) -> list[str]:
+    """The globs of a ``score_columns`` mapping: one glob, or several (``--score-columns`` given more than once)
+    kept as a JSON array, so a mapping of one glob keeps the text (and the load id) it always had."""
+    try:
+        globs = json.loads(value) if value.startswith("[") else None
+    except json.JSONDecodeError:
+        globs = None  # a glob that starts with a character class: "[ab]*"
+    return globs if isinstance(globs, list) and all(isinstance(g, str) for g in globs) else [value]
+
+
+def score_columns_option(globs: list[str]) -> str:
+    """The mapping value of the ``--score-columns`` globs (:func:`score_globs` reads it back)."""
+    return globs[0] if len(globs) == 1 else json.dumps(globs)
 
 
 def check_table(path: Path, columns: dict[str, str]) -> None:
