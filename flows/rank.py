@@ -48,7 +48,8 @@ from scorehouse.flows.progress import progress as progress_of
 from scorehouse.flows.runners import map_tasks
 from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.transforms.rank_plan import (
-    MethodRun, NotApplicable, VoterSelection, default_runs, elo_without_timestamps, run_method, with_min_coverage,
+    MethodRun, NotApplicable, VoterSelection, default_note, default_runs, elo_without_timestamps, run_method,
+    with_min_coverage,
 )
 from scorehouse.warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition_arrow
 from scorehouse.warehouse.battle_filters import BattleFilters, BattleSelection
@@ -284,7 +285,8 @@ def rank_battles(
     chosen = (runs if runs else default_runs(BATTLE_LEVEL, False, timestamps=timestamps))
     outcome.defaults = None if runs else chosen[0].defaults
     said = [elo_without_timestamps(r) if not timestamps else (r, None) for r in chosen]
-    results = [(r, noted(rank_battle_run(battles, selection.bothbad, r), note)) for r, note in said]
+    results = [(r, noted(rank_battle_run(battles, selection.bothbad, r), default_note(r) + ((note,) if note else ())))
+               for r, note in said]
     try:
         coverage = battle_coverage(battles, selection.bothbad)
     except AggregationError as error:  # nothing left to rank (every battle a dropped both-bad tie)
@@ -295,11 +297,11 @@ def rank_battles(
                          extra={BATTLE_LEVEL: selection.parameters()})
 
 
-def noted(result: RankingResult | AggregationError, note: str | None) -> RankingResult | AggregationError:
-    """``result`` with ``note`` first among its notes (a refusal as it is)."""
-    if note is None or isinstance(result, AggregationError):
+def noted(result: RankingResult | AggregationError, notes: tuple[str, ...]) -> RankingResult | AggregationError:
+    """``result`` with ``notes`` first among its notes (a refusal as it is)."""
+    if not notes or isinstance(result, AggregationError):
         return result
-    return RankingResult(**{**result.__dict__, "notes": (note, *result.notes)})
+    return RankingResult(**{**result.__dict__, "notes": (*notes, *result.notes)})
 
 
 @task(cache_policy=NO_CACHE)

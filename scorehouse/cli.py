@@ -157,6 +157,15 @@ def add_rank_selection(rank: argparse.ArgumentParser) -> None:
                             "listed, not ranked (default: 0.5 on leaderboards with missing scores, none on complete ones)")
 
 
+def add_forget(sub: argparse._SubParsersAction) -> None:
+    """``scorehouse forget LOAD_ID... | --benchmark B``: retract mistaken loads from the current view."""
+    forget = sub.add_parser("forget", help="retract mistaken loads from the current view (history and old snapshots "
+                            "stay) and re-rank what changed")
+    forget.add_argument("load_ids", nargs="*", metavar="LOAD_ID", help="a current load's id (see the loads view)")
+    forget.add_argument("--benchmark", help="forget every current load of this benchmark instead")
+    forget.set_defaults(handler=commands.cmd_forget, prefect="flow")
+
+
 STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
 
 
@@ -274,6 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--repetitions", type=int, default=100)
     analyze.add_argument("--seed", type=int, default=0)
     analyze.set_defaults(handler=commands.cmd_analyze, prefect="flow")
+
+    add_forget(sub)
 
     run = sub.add_parser("run", help="the main job: ingest the bundled dumps, rank them, print the leaderboards")
     run.set_defaults(handler=commands.cmd_run, prefect="flow")

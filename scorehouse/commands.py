@@ -487,3 +487,28 @@ def voter_selection(args: argparse.Namespace):  # noqa: ANN201 - transforms.rank
     if (args.only_task or args.only_metric) and args.level == "battles":
         raise UsageError("scorehouse rank: --only-task and --only-metric select scores; battles have no tasks")
     return VoterSelection(tuple(args.only_task or ()), tuple(args.only_metric or ()))
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    """Retract loads (:mod:`flows.forget`), then re-rank the benchmarks they scored that still have inputs."""
+    from scorehouse.flows.forget import ForgetError, forget_loads
+    from scorehouse.flows.rank import rank_flow, rank_levels
+    from scorehouse.warehouse.storage import Warehouse
+
+    if bool(args.load_ids) == (args.benchmark is not None):
+        raise UsageError("scorehouse forget: give the load ids to forget, or --benchmark, one of the two")
+    check_metric_rules(args.home)
+    try:
+        forgotten = forget_loads(args.home, args.load_ids, args.benchmark)
+    except ForgetError as error:
+        raise UsageError(f"scorehouse forget: {error}") from None
+    for load in forgotten:
+        print(f"forgot load {load.load_id} ({load.file_name}; {', '.join(load.benchmarks)}; {load.rows} row(s)): "
+              f"retracted by {load.retraction}; its rows stay in scores_history, ingest the file again to restore it")
+    changed = sorted({b for load in forgotten for b in load.benchmarks})
+    held = {b for b, _ in rank_levels(Warehouse(args.home), None, None, False)}
+    gone = [b for b in changed if b not in held]
+    if gone:
+        print(f"no current input left for {', '.join(gone)}: not ranked again (its old snapshots stay)")
+    remaining = [b for b in changed if b in held]
+    return 1 if remaining and print_rankings(rank_flow(home=args.home, benchmarks=remaining)) else 0

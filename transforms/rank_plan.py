@@ -1,9 +1,10 @@
 """Which methods a ranking run uses, with which parameters, on which ballots.
 
 Defaults (what ``scorehouse rank`` runs when no ``--method`` is given) depend on the
-data's shape; the choice is printed and recorded in each snapshot's parameters
-(``defaults``: ``complete``, ``missing scores``, ``battles with time stamps`` or
-``battles without time stamps``):
+data's shape; the choice is printed and recorded in each snapshot's notes
+(:func:`default_note`: for ``complete`` data, ``missing scores``, ``battles with time
+stamps`` or ``battles without time stamps``), not in its parameters, so a default run
+and the same method asked for by name are one series of snapshots:
 
 - task level, complete leaderboard: ``mean``, ``borda``, ``kemeny`` (exact, within
   a budget of :data:`DEFAULT_KEMENY_SECONDS`), ``copeland``, ``minimax``;
@@ -97,7 +98,7 @@ class MethodRun:
     @property
     def parameters(self) -> dict[str, Any]:
         """What the snapshot records as parameters: the method's, plus the settings of the run that are set."""
-        settings = {"two_step": self.two_step or None, "min_coverage": self.min_coverage, "defaults": self.defaults,
+        settings = {"two_step": self.two_step or None, "min_coverage": self.min_coverage,
                     **{key: list(globs) for key, globs in self.only}}
         return {**self.params, **{key: value for key, value in settings.items() if value is not None}}
 
@@ -148,6 +149,12 @@ class VoterSelection:
     def nothing_selected(self) -> str:
         return (f"no score of a task matching {list(self.tasks) or 'any'} and a metric matching "
                 f"{list(self.metrics) or 'any'} (--only-task, --only-metric)")
+
+
+def default_note(method_run: MethodRun) -> tuple[str, ...]:
+    """The note recording that ``method_run`` was chosen by default, and for which shape of data (none when
+    it was asked for by name)."""
+    return (f"a default method for {method_run.defaults} data",) if method_run.defaults else ()
 
 
 def check_min_coverage(value: float) -> float:
@@ -254,9 +261,10 @@ def run_method(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> Rank
     """Rank ``ballots`` with one method run: the systems with enough coverage (task level), the complete part for
     a method that needs it, then the method.  Raises AggregationError (NotApplicable
     when there is nothing to rank)."""
-    notes: tuple[str, ...] = ()
+    notes = default_note(method_run)
     if method_run.min_coverage is not None and level == "task":
-        ballots, notes = covered_ballots(ballots, method_run.min_coverage)
+        ballots, covered = covered_ballots(ballots, method_run.min_coverage)
+        notes += covered
     info = REGISTRY.get(method_run.method)
     if info is not None and not info.handles_missing:
         ballots, complete_notes = complete_ballots(ballots, level)

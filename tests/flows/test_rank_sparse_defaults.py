@@ -43,9 +43,10 @@ def test_sparse_defaults_are_printed_and_kept_and_a_low_coverage_system_is_liste
     out = capsys.readouterr().out
     assert "default methods for missing scores: mean, mean_available, borda_partial, bradley_terry" in out
     assert "not ranked: 1 system(s) scored on fewer than 0.5 of the 4 voters (--min-coverage): tiny (1/4)" in out
-    snapshots = sql(home, "SELECT method, parameters FROM snapshots ORDER BY method")
-    for method, parameters in snapshots.rows():
-        assert json.loads(parameters) == {"defaults": "missing scores", "min_coverage": 0.5}, method
+    snapshots = sql(home, "SELECT method, parameters, notes FROM snapshots ORDER BY method")
+    for method, parameters, notes in snapshots.rows():
+        assert json.loads(parameters) == {"min_coverage": 0.5}, method
+        assert notes[0] == "a default method for missing scores data", method
     ranked = sql(home, "SELECT method, system, rank FROM rankings WHERE method = 'mean_available' ORDER BY rank")
     # (80+75+60+40)/4 = 63.75, (70+65+50+30)/4 = 53.75, (60+55+20)/3 = 45: tiny's 99 is not ranked
     assert ranked.select("system", "rank").rows() == [("big", 1), ("mid", 2), ("small", 3)]

@@ -8,7 +8,7 @@ from scipy.stats import kendalltau
 from benchmarks.bench_sparse_defaults import plackett_luce_ballots
 from scorehouse.aggregators import run
 from scorehouse.transforms.rank_plan import (
-    DEFAULT_MIN_COVERAGE, TASK_DEFAULTS, NotApplicable, VoterSelection, covered_ballots, default_runs,
+    DEFAULT_MIN_COVERAGE, TASK_DEFAULTS, NotApplicable, VoterSelection, covered_ballots, default_note, default_runs,
     elo_without_timestamps, run_method,
 )
 from tests.aggregators.strategies_paired import ballots_from_matrix
@@ -17,11 +17,12 @@ from tests.aggregators.strategies_paired import ballots_from_matrix
 def test_complete_leaderboards_keep_todays_defaults_and_sparse_ones_get_methods_that_handle_missing_scores():
     complete = default_runs("task", False)
     assert [r.method for r in complete] == list(TASK_DEFAULTS)
-    assert {r.parameters.get("defaults") for r in complete} == {"complete"}
+    assert {default_note(r) for r in complete} == {("a default method for complete data",)}
+    assert "defaults" not in complete[0].parameters  # a note, so by name and by default are one series
     sparse = default_runs("task", True)
     assert [r.method for r in sparse] == ["mean", "mean_available", "borda_partial", "bradley_terry"]
     assert all(r.parameters["min_coverage"] == DEFAULT_MIN_COVERAGE == 0.5 for r in sparse)
-    assert all(r.parameters["defaults"] == "missing scores" for r in sparse)
+    assert all(default_note(r) == ("a default method for missing scores data",) for r in sparse)
     assert [r.min_coverage for r in default_runs("task", True, 0.8)] == [0.8] * 4
 
 
