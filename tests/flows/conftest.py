@@ -4,10 +4,12 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from scorehouse.flows.ingest import ingest_flow
 from scorehouse.flows.rank import rank_flow
+from scorehouse.warehouse.catalog import connect, query_frame
 from scorehouse.warehouse.queries import latest_snapshot_ids
 from scorehouse.warehouse.storage import Warehouse
 
@@ -25,6 +27,12 @@ def dumps(tmp_path: Path) -> Path:
     for source in (SUPERGLUE, VALUE):
         shutil.copyfile(source, folder / source.name)
     return folder
+
+
+def sql(home: str | Path, query: str) -> pl.DataFrame:
+    """``query`` on the catalog of the warehouse at ``home``."""
+    with connect(Warehouse(home)) as con:
+        return query_frame(con, query)
 
 
 def snapshot_files(home: Path) -> dict[str, bytes]:

@@ -3,17 +3,11 @@ stay, and ingesting the file again brings it back."""
 
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from scorehouse.cli import main
-from scorehouse.warehouse.catalog import connect, query_frame
-from scorehouse.warehouse.storage import Warehouse
+from tests.flows.conftest import sql
 
-
-def sql(home: str, query: str) -> pl.DataFrame:
-    with connect(Warehouse(home)) as con:
-        return query_frame(con, query)
 
 
 @pytest.fixture

@@ -3,18 +3,12 @@ a sidecar NAME.scorehouse.toml or the inbox's scorehouse.toml; an unusable mappi
 
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from scorehouse.cli import main
+from tests.flows.conftest import sql
 from scorehouse.transforms.parsers.mapping import MappingError, file_settings
-from scorehouse.warehouse.catalog import connect, query_frame
-from scorehouse.warehouse.storage import Warehouse
 
-
-def sql(home: str, query: str) -> pl.DataFrame:
-    with connect(Warehouse(home)) as con:
-        return query_frame(con, query)
 
 
 @pytest.fixture

@@ -5,19 +5,13 @@ import dataclasses
 import json
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from scorehouse.cli import main
+from tests.flows.conftest import sql
 from scorehouse.flows.ingest import ingest_flow
 from scorehouse.transforms.parsers import FORMATS
-from scorehouse.warehouse.catalog import connect, query_frame
-from scorehouse.warehouse.storage import Warehouse
 
-
-def sql(home: Path, query: str) -> pl.DataFrame:
-    with connect(Warehouse(home)) as con:
-        return query_frame(con, query)
 
 
 @pytest.fixture

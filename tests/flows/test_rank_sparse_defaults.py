@@ -5,12 +5,10 @@ battles without time stamps rank with Bradley-Terry, and Elo asked for averages 
 import json
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from scorehouse.cli import main
-from scorehouse.warehouse.catalog import connect, query_frame
-from scorehouse.warehouse.storage import Warehouse
+from tests.flows.conftest import sql
 
 # A code leaderboard: four tasks; "tiny" is scored on one task only, where it is best.
 LEADERBOARD = """model,humaneval,mbpp,ds1000,apps
@@ -20,10 +18,6 @@ small,60,55,,20
 tiny,99,,,
 """
 
-
-def sql(home: str, query: str) -> pl.DataFrame:
-    with connect(Warehouse(home)) as con:
-        return query_frame(con, query)
 
 
 @pytest.fixture
