@@ -325,6 +325,22 @@ def ingest_batch(
     return outcomes
 
 
+def still_failed(warehouse: Warehouse, unchanged: list[FileOutcome]) -> None:
+    """Mark rejected the ``unchanged`` files whose load quarantined every row: ingesting them again changes nothing,
+    and is the same failure (:func:`fail_all_quarantined`), not a success."""
+    if not unchanged:
+        return
+    empty = warehouse.manifests().filter(
+        pl.col("load_id").is_in([o.load_id for o in unchanged]) & (pl.col("rows_landed") == 0)
+        & (pl.col("rows_quarantined") > 0))
+    counts = dict(empty.select("load_id", "rows_quarantined").iter_rows())
+    for outcome in unchanged:
+        if outcome.load_id in counts:
+            outcome.status = "rejected"
+            outcome.error = (f"{outcome.path}: already loaded, and every one of its {counts[outcome.load_id]} row(s) "
+                             "was quarantined; see the quarantine views, and read it with other options")
+
+
 def fail_all_quarantined(warehouse: Warehouse, outcome: FileOutcome, record: LoadRecord) -> None:
     """A file whose every row was quarantined is a failure (``rejected``: exit 1), not "loaded": nothing of it can be
     ranked, so it was most likely read the wrong way (a numeric judgement without ``--winner-scale``).  Its rows stay
@@ -434,6 +450,7 @@ def ingest_files(
         if p.action == "unchanged" else None
         for p in plans
     ]
+    still_failed(warehouse, [o for o in outcomes if o is not None])
     place = {id(plan): index for index, plan in enumerate(plans)}
     grouped = batches(plans, batch_files)
     work = [(warehouse, batch, format, benchmark, trust_pickle, reparse, columns) for batch in grouped]

@@ -118,6 +118,9 @@ def test_numeric_judgements_enter_with_their_scale_and_an_all_quarantined_file_f
     assert main(["--home", home, "ingest", str(dump), "--benchmark", "judged", "--winner", "preference"]) == 1
     said = capsys.readouterr()
     assert "every one of its 4 row(s) was quarantined: unknown winner (4)" in said.out + said.err
+    assert main(["--home", home, "ingest", str(dump), "--benchmark", "judged", "--winner", "preference"]) == 1
+    said = capsys.readouterr()  # the same bytes again: unchanged, and still a failure
+    assert "already loaded, and every one of its 4 row(s) was quarantined" in said.out + said.err
     args = ["--home", home, "ingest", str(dump), "--benchmark", "judged", "--winner", "preference",
             "--winner-scale", "1,2", "--tie-band", "0.05"]
     assert main(args) == 0
