@@ -15,6 +15,14 @@ ballots does (:mod:`aggregators.pairwise`).  A both-bad tie (``tie (bothbad)``)
 counts as a tie (``bothbad="tie"``) or is dropped (``bothbad="drop"``); the
 systems are those of the battles that are kept.
 
+Numeric judgements.  An optional ``outcome`` column (Float64 in [0, 1], null where
+the winner is given by name) is model_a's share of the win read from a number (a
+preference, a probability).  :attr:`Battles.share` holds it (the result where it is
+null); the counts with ``fractional=True`` split a battle of share ``s`` into a tie of
+weight ``1 - |2s - 1|`` and a win of weight ``|2s - 1|`` for the side ``s`` favours, so
+each side's credit is exactly its share (``s`` and ``1 - s``).  Bradley-Terry fits on
+those counts; every other method reads the winner (the judgement's category).
+
 Play order.  Battles are played in time-stamp order when there is a
 ``tstamp`` column (a stable sort: battles of the same time stamp keep their row
 order, and battles without one come last), else in row order.
@@ -38,6 +46,7 @@ from scorehouse.aggregators.schemas import (
     BOTHBAD_RULES,
     MODEL_A,
     MODEL_B,
+    OUTCOME,
     TSTAMP,
     WEIGHT,
     WINNER,
@@ -58,7 +67,8 @@ class Battles:
     table's ``model_a``) and ``second[g]`` (``model_b``), indices into
     ``systems``; ``result[g]`` is 1 when ``first`` won, 0.5 for a tie, 0 when
     ``second`` won; ``weight[g]`` its weight.  ``dropped`` counts the both-bad
-    ties left out by ``bothbad="drop"``.
+    ties left out by ``bothbad="drop"``.  ``share[g]`` is ``first``'s share of the
+    win from a numeric judgement, ``result[g]`` where there is none (module docstring).
     """
 
     systems: tuple[str, ...]
@@ -67,6 +77,7 @@ class Battles:
     result: np.ndarray
     weight: np.ndarray
     dropped: int = 0
+    share: np.ndarray | None = None  # None: no numeric judgement, the results are the shares
 
     @property
     def size(self) -> int:
@@ -74,7 +85,9 @@ class Battles:
 
     def subset(self, rows: np.ndarray) -> Battles:
         """The battles at ``rows`` (indices, in the order given) over the same systems."""
-        return Battles(self.systems, self.first[rows], self.second[rows], self.result[rows], self.weight[rows])
+        share = None if self.share is None else self.share[rows]
+        return Battles(self.systems, self.first[rows], self.second[rows], self.result[rows], self.weight[rows],
+                       share=share)
 
 
 def _first_bad_row(frame: pl.DataFrame, bad: pl.Expr) -> tuple[int, dict] | None:
@@ -98,8 +111,9 @@ def _check_columns(frame: pl.DataFrame) -> pl.DataFrame:
             raise InvalidBattlesError(
                 f"battles column {column!r} must be String, got {frame.schema[column]}; cast it to text"
             )
-    if WEIGHT in frame.columns and not frame.schema[WEIGHT].is_numeric():
-        raise InvalidBattlesError(f"battles column {WEIGHT!r} must be numeric, got {frame.schema[WEIGHT]}")
+    for column in (WEIGHT, OUTCOME):
+        if column in frame.columns and not (frame.schema[column].is_numeric() or frame.schema[column] == pl.Null):
+            raise InvalidBattlesError(f"battles column {column!r} must be numeric, got {frame.schema[column]}")
     return frame
 
 
@@ -127,6 +141,15 @@ def _check_values(frame: pl.DataFrame) -> None:
             f"battle at row {row} (counting from 0) has the unknown winner {values[WINNER]!r}; "
             f"winner must be one of {WINNER_VALUES}"
         )
+    if OUTCOME in frame.columns:
+        share = pl.col(OUTCOME).cast(pl.Float64)
+        found = _first_bad_row(frame, share.is_not_null() & (~share.is_finite() | (share < 0) | (share > 1)))
+        if found:
+            row, values = found
+            raise InvalidBattlesError(
+                f"battle at row {row} (counting from 0) has outcome {values[OUTCOME]!r}; an outcome is model_a's "
+                f"share of the win, in [0, 1] (null when the winner says it)"
+            )
     if WEIGHT in frame.columns:
         weight = pl.col(WEIGHT).cast(pl.Float64)
         found = _first_bad_row(frame, weight.is_null() | ~weight.is_finite() | (weight < 0))
@@ -177,6 +200,9 @@ def build_battles(frame: pl.DataFrame, *, bothbad: str = "tie") -> Battles:
     )
     if not (weight > 0).any():
         raise InvalidBattlesError("every battle has weight 0, so none counts; give at least one a positive weight")
+    share = None
+    if OUTCOME in frame.columns and frame.get_column(OUTCOME).null_count() < frame.height:
+        share = frame.get_column(OUTCOME).cast(pl.Float64).fill_null(pl.Series(result)).to_numpy()
     return Battles(
         systems=tuple(systems.to_list()),
         first=codes[: frame.height],
@@ -184,25 +210,29 @@ def build_battles(frame: pl.DataFrame, *, bothbad: str = "tie") -> Battles:
         result=result,
         weight=weight,
         dropped=dropped,
+        share=share,
     )
 
 
-def battle_counts(battles: Battles) -> PairCounts:
+def battle_counts(battles: Battles, fractional: bool = False) -> PairCounts:
     """Weighted wins and ties of every pair, and its number of battles (``voters``).
 
     ``wins[a, b]`` is the weight of the battles ``a`` won against ``b``,
     ``ties[a, b]`` (symmetric) that of their ties, ``voters[a, b]`` the number
     of battles between them: the counts :func:`aggregators.pairwise.pair_counts`
-    gives for one voter per battle.  O(battles + systems²).
+    gives for one voter per battle.  ``fractional`` counts the shares of numeric
+    judgements (module docstring) instead of their winners.  O(battles + systems²).
     """
     n = len(battles.systems)
-    first, second, result, weight = battles.first, battles.second, battles.result, battles.weight
-    decided = result != 0.5
-    winner = np.where(result == 1.0, first, second)[decided]
-    loser = np.where(result == 1.0, second, first)[decided]
-    wins = np.bincount(winner * n + loser, weights=weight[decided], minlength=n * n).reshape(n, n)
+    first, second, weight = battles.first, battles.second, battles.weight
+    result = battles.share if fractional and battles.share is not None else battles.result
+    margin = np.abs(2.0 * result - 1.0)  # the part of a battle that is a win: 1 for a win, 0 for a tie
+    decided = margin > 0
+    winner = np.where(result > 0.5, first, second)[decided]
+    loser = np.where(result > 0.5, second, first)[decided]
+    wins = np.bincount(winner * n + loser, weights=(weight * margin)[decided], minlength=n * n).reshape(n, n)
     pair = first * n + second
-    ties = np.bincount(pair, weights=np.where(decided, 0.0, weight), minlength=n * n).reshape(n, n)
+    ties = np.bincount(pair, weights=weight * (1.0 - margin), minlength=n * n).reshape(n, n)
     played = np.bincount(pair, minlength=n * n).reshape(n, n)
     return PairCounts(battles.systems, wins, ties + ties.T, played + played.T)
 

@@ -40,7 +40,8 @@ over disjoint sets of voters, so a benchmark is counted partition by
 partition and fitted once by :func:`bradley_terry_counts`.
 
 Battles form: the counts of pairwise battles (:func:`aggregators.battles.battle_counts`),
-fitted by :func:`bradley_terry_counts`.
+fitted by :func:`bradley_terry_counts`; a numeric judgement counts as its fractional share of the
+win (``fractional=True``: credit ``s`` to model_a and ``1 - s`` to model_b).
 """
 
 from __future__ import annotations
@@ -261,7 +262,8 @@ def _finish_counts(partial: Partial, params: Mapping[str, Any], two_step: bool) 
 
 
 def _fit_battles(battles: Battles, params: Mapping[str, Any]) -> Scored:
-    return bradley_terry_counts(battle_counts(battles), **params)
+    # A numeric judgement counts as its fractional share of the win (aggregators.battles).
+    return bradley_terry_counts(battle_counts(battles, fractional=True), **params)
 
 
 @register(

@@ -14,7 +14,9 @@ from ``seed`` (the i-th order is the i-th ``numpy.random.default_rng(seed).permu
 of the natural order), and the ratings after ``permutations`` such orders are
 averaged to reduce that dependence.  ``shuffle=False`` plays them in the natural order (voter by
 voter, pairs in system order).  A voter's weight scales the ``k`` of its games
-(relative to the mean voter weight, so equal weights change nothing).
+(relative to the mean weight of the voters that count, so equal weights change nothing).
+A voter (or battle) of weight 0 does not count at all: its games are left out before
+the orders are drawn and its weight is not in the mean, so adding one changes nothing.
 
 Battles form: the battles in play order (:func:`aggregators.battles.battle_games`),
 not shuffled by default (``shuffle=False``): their order is real, so the ratings
@@ -49,6 +51,21 @@ def play(sequence: Games, n: int, *, k: float, scale: float, initial: float) -> 
         rating[a] += delta
         rating[b] -= delta
     return np.array(rating)
+
+
+def counted_games(sequence: Games) -> Games:
+    """The games of ``sequence`` with a weight > 0: a voter of weight 0 plays no game, so it cannot move the
+    others' games in a shuffled order."""
+    keep = sequence.weight > 0
+    if keep.all():
+        return sequence
+    return Games(sequence.first[keep], sequence.second[keep], sequence.result[keep], sequence.weight[keep])
+
+
+def mean_counted(weights: np.ndarray) -> float:
+    """The mean weight of the voters (or battles) that count (weight > 0); 0 when none does."""
+    counted = weights[weights > 0]
+    return float(counted.mean()) if counted.size else 0.0
 
 
 def check_order(method: str, shuffle: bool, permutations: int) -> None:
@@ -96,6 +113,7 @@ def ratings(
     check_range(NAME, "initial", initial)
     check_order(NAME, shuffle, permutations)
     relative_k = k / mean_weight if mean_weight > 0 else 0.0
+    sequence = counted_games(sequence)
     played = [
         play(order, n, k=relative_k, scale=scale, initial=initial)
         for order in orders(sequence, shuffle=shuffle, permutations=permutations, seed=seed)
@@ -104,7 +122,7 @@ def ratings(
 
 
 def _fit_battles(battles: Battles, params: Mapping[str, Any]) -> Scored:
-    return Scored(ratings(battle_games(battles), len(battles.systems), battles.weight.mean(), **params))
+    return Scored(ratings(battle_games(battles), len(battles.systems), mean_counted(battles.weight), **params))
 
 
 @register(
@@ -132,6 +150,6 @@ def elo(
 ) -> np.ndarray:
     """Elo ratings after every pairwise game, averaged over ``permutations`` seeded game orders."""
     return ratings(
-        games(profile), len(profile.systems), profile.weights.mean(), k=k, scale=scale, initial=initial,
+        games(profile), len(profile.systems), mean_counted(profile.weights), k=k, scale=scale, initial=initial,
         shuffle=shuffle, permutations=permutations, seed=seed,
     )

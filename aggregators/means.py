@@ -110,3 +110,29 @@ def harmonic_mean(profile: Profile, *, nonpositive: str = "refuse") -> Scored:
     """Weighted harmonic mean of each system's scores (positive scores of counted voters; see ``nonpositive``)."""
     scores, weights, notes = _positive_voters(profile, "harmonic_mean", nonpositive)
     return Scored(1.0 / mean_of_sums(weighted_totals(weights, 1.0 / scores), weights.sum()), notes)
+
+
+@register(
+    "mean_available",
+    view="scores",
+    handles_missing=True,
+    citation=CITATION + "; the 'average over the tasks a model has' of public leaderboards (scorehouse issue 26)",
+    properties=("anonymous", "neutral", "unanimity"),
+)
+def mean_available(profile: Profile) -> Scored:
+    """Weighted mean of each system's scores over the voters that scored it (its coverage is in the snapshot).
+
+    ``sum_v w_v s_v / sum_v w_v`` over the voters ``v`` with a score for the system and weight > 0; a system
+    without any has no mean and ranks last (a note names it).  Not monotone in the coverage: a system scored on
+    easy voters only can outrank a better one scored on all; the rank flow ranks it only above a minimum
+    coverage (``--min-coverage``).
+    """
+    counted = profile.observed & (profile.weights > 0)[:, None]
+    weight = np.where(counted, profile.weights[:, None], 0.0)
+    total = weight.sum(0)
+    sums = (np.where(counted, profile.scores, 0.0) * weight).sum(0)
+    unscored = total == 0
+    means = np.where(unscored, np.nan, sums / np.where(unscored, 1.0, total))  # NaN ranks last
+    notes = ((f"mean_available: no counted score for {', '.join(np.asarray(profile.systems)[unscored])}; ranked last",)
+             if unscored.any() else ())
+    return Scored(means, notes)

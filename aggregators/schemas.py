@@ -81,6 +81,8 @@ CONFIDENCE_SCHEMA: dict[str, pl.DataType] = {
 
 # The battles contract: one row per pairwise battle, as the public arena dumps name the columns.
 MODEL_A, MODEL_B, WINNER, TSTAMP = "model_a", "model_b", "winner", "tstamp"  # weight: WEIGHT above
+# Optional: model_a's share of the win in [0, 1] from a numeric judgement (null: the winner says it).
+OUTCOME = "outcome"
 BATTLE_NAME_COLUMNS = (MODEL_A, MODEL_B)  # String, never null nor empty
 WINNER_A, WINNER_B, WINNER_TIE, WINNER_BOTHBAD = "model_a", "model_b", "tie", "tie (bothbad)"
 WINNER_VALUES = (WINNER_A, WINNER_B, WINNER_TIE, WINNER_BOTHBAD)

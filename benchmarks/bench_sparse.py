@@ -38,10 +38,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from scorehouse.aggregators import REGISTRY, AggregationError, run
+from scorehouse.aggregators import AggregationError
 from scorehouse.aggregators.synthetic import gumbel_scores, system_names
 from benchmarks.bench_scale import Steps, bare_rank, in_workdir, parse_with_workdir
-from scorehouse.transforms.rank_plan import NotApplicable, complete_ballots, default_runs
+from scorehouse.transforms.rank_plan import NotApplicable, default_runs, run_method
 from scorehouse.transforms.synth import SynthSpec
 
 METRICS = 17
@@ -89,9 +89,7 @@ def rank_task_level(ballots: pl.DataFrame) -> dict[str, str]:
     outcome = {}
     for method_run in default_runs("task", True):
         try:
-            needs_complete = not REGISTRY[method_run.method].handles_missing
-            kept, _ = complete_ballots(ballots, "task") if needs_complete else (ballots, ())
-            result = run(method_run.method, kept, params=method_run.params)
+            result = run_method(ballots, "task", method_run)
             outcome[method_run.label] = f"ranked {result.n_systems} systems" + (f"; {result.notes[0][:80]}" if result.notes else "")
         except NotApplicable:
             outcome[method_run.label] = "skipped: no complete system"

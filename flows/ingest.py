@@ -25,7 +25,7 @@ import polars as pl
 from scorehouse import runtime
 from scorehouse.aggregators.errors import NotFoundError, ScorehouseError
 from scorehouse.transforms.catalog import declared_rules
-from scorehouse.transforms.parsers import FORMATS, Format, ParseError, choose_format
+from scorehouse.transforms.parsers import FORMATS, Format, ParseError, UnrecognisedFormatError, choose_format
 from scorehouse.transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE, NotScoresError, Parsed
 from scorehouse.transforms.segment_layouts import reconcile
 from scorehouse.transforms.validate import reason_counts, validate_loads
@@ -209,16 +209,24 @@ def parse_load(
     return record, parsed, problems
 
 
-def rejected(warehouse: Warehouse, origin: str, sha: str, error: Exception, reparse: bool) -> FileOutcome:
+def rejected(
+    warehouse: Warehouse, origin: str, sha: str, error: Exception, reparse: bool, in_folder: bool = False,
+) -> FileOutcome:
     """The outcome of a file whose bytes could not be read, detected, parsed or named: recorded, never raised.
 
     Only this file's bytes were being read, so whatever it raised (a parse error, a Polars
     cast of a malformed column, a benchmark name that cannot name a partition, an input
     limit, an unreadable or corrupt stream) is this file's rejection with the reason, and
-    the other files of the run go on.  A file recognised as holding no scores is skipped.
+    the other files of the run go on.  A file recognised as holding no scores is skipped, and so is a file
+    ``in_folder`` (found by walking a folder given to ingest, or an inbox) that no format recognises and that
+    reads as text or bears no score extension: folders of results hold run logs and settings beside the
+    scores.  Given by name, such a file stays an error.
     """
     if isinstance(error, NotScoresError):
         return FileOutcome(origin, "skipped", error=error.message_for(origin), reparsed=reparse)
+    if isinstance(error, UnrecognisedFormatError) and in_folder and error.skippable:
+        return FileOutcome(origin, "skipped", error=f"{origin}: not a score file (unrecognised)",
+                           reparsed=reparse)
     if isinstance(error, ParseError):
         line, problem, message = error.line, error.problem, error.message_for(origin)
     else:
@@ -267,7 +275,7 @@ def read_file(
         record, parsed, problems = parse_load(plan.path, fmt, load_id, sha, benchmark, plan.origin, plan.reverts,
                                               columns)
     except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
-        return rejected(warehouse, plan.origin, sha, error, reparse), None
+        return rejected(warehouse, plan.origin, sha, error, reparse, plan.in_folder), None
     outcome = FileOutcome(
         plan.origin, "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")), record.rows_in,
         problems=problems, parser_version=record.parser_version, reparsed=reparse,
@@ -313,7 +321,36 @@ def ingest_batch(
         warehouse.forget_rejected(record.sha256)
         outcome.rows_landed, outcome.rows_quarantined = record.rows_landed, record.rows_quarantined
         outcome.quarantine_reasons = reason_counts(quarantine) if quarantine.height else {}
+        if record.rows_quarantined and not record.rows_landed:
+            fail_all_quarantined(warehouse, outcome, record)
     return outcomes
+
+
+def still_failed(warehouse: Warehouse, unchanged: list[FileOutcome]) -> None:
+    """Mark rejected the ``unchanged`` files whose load quarantined every row: ingesting them again changes nothing,
+    and is the same failure (:func:`fail_all_quarantined`), not a success."""
+    if not unchanged:
+        return
+    empty = warehouse.manifests().filter(
+        pl.col("load_id").is_in([o.load_id for o in unchanged]) & (pl.col("rows_landed") == 0)
+        & (pl.col("rows_quarantined") > 0))
+    counts = dict(empty.select("load_id", "rows_quarantined").iter_rows())
+    for outcome in unchanged:
+        if outcome.load_id in counts:
+            outcome.status = "rejected"
+            outcome.error = (f"{outcome.path}: already loaded, and every one of its {counts[outcome.load_id]} row(s) "
+                             "was quarantined; see the quarantine views, and read it with other options")
+
+
+def fail_all_quarantined(warehouse: Warehouse, outcome: FileOutcome, record: LoadRecord) -> None:
+    """A file whose every row was quarantined is a failure (``rejected``: exit 1), not "loaded": nothing of it can be
+    ranked, so it was most likely read the wrong way (a numeric judgement without ``--winner-scale``).  Its rows stay
+    in the quarantine view with their reasons."""
+    reasons = ", ".join(f"{reason} ({n})" for reason, n in sorted(outcome.quarantine_reasons.items(), key=lambda r: -r[1]))
+    view = "battles_quarantine" if outcome.format == "battles" else "quarantine"
+    problem = f"every one of its {record.rows_quarantined} row(s) was quarantined: {reasons}; see the {view} view"
+    warehouse.record_rejected(outcome.path, record.sha256, None, problem)
+    outcome.status, outcome.error = "rejected", f"{outcome.path}: {problem}"
 
 
 def reconciled_layouts(
@@ -392,6 +429,7 @@ def ingest_files(
     origins: list[str] | None = None,
     batch_files: int = BATCH_FILES,
     columns: dict[str, str] | None = None,
+    walked: set[Path] | frozenset[Path] = frozenset(),
 ) -> list[FileOutcome]:
     """Ingest ``files`` in order, with optional progress on stderr (:mod:`flows.progress`), counted in files.
 
@@ -400,17 +438,20 @@ def ingest_files(
     task runner with ``parallel``.  The metric rules are checked first: a bad rules file raises
     :class:`transforms.catalog.MetricRulesError` before any file is archived or loaded, rather than at the
     catalog rebuild after the loads committed.  ``origins`` are the files the bytes came from when
-    ``files`` are staged copies of the raw archive.
+    ``files`` are staged copies of the raw archive; ``walked`` are the files found by walking a folder
+    (:func:`rejected`).
     """
     checked_metric_rules(warehouse)
     plans = plan_files(warehouse, files, origins or [str(f) for f in files], format, benchmark, trust_pickle, reparse,
                        columns)
+    plans = [replace(plan, in_folder=plan.path in walked) for plan in plans]
     # by the plan's place: the same path given twice is two plans, the second "same" as the first
     outcomes: list[FileOutcome | None] = [
         FileOutcome(p.origin, "unchanged", p.load_id, p.format, parser_version=p.parser_version)
         if p.action == "unchanged" else None
         for p in plans
     ]
+    still_failed(warehouse, [o for o in outcomes if o is not None])
     place = {id(plan): index for index, plan in enumerate(plans)}
     grouped = batches(plans, batch_files)
     work = [(warehouse, batch, format, benchmark, trust_pickle, reparse, columns) for batch in grouped]
@@ -518,8 +559,9 @@ def ingest_flow(
     warehouse = Warehouse(home)
     files, documents, skipped = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
+    walked = set(files) - {Path(p) for p in paths}
     report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel,
-                                          batch_files=batch_files, columns=columns)
+                                          batch_files=batch_files, columns=columns, walked=walked)
     if higher_is_better is not None:
         declare_directions(warehouse, report.files, higher_is_better)
     if reparse:

@@ -58,6 +58,7 @@ class FilePlan:
     parser_version: int | None = None  # of an unchanged load
     reverts: str | None = None  # the load a read makes current again
     same_as: int | None = None  # index of the file of this run with the same load
+    in_folder: bool = False  # found by walking a folder (an unrecognised text file there is skipped, not rejected)
 
 
 def plan_files(

@@ -43,14 +43,16 @@ from scorehouse.aggregators import (
     partition_form,
     partition_partials,
     played_matrix,
-    run,
 )
 from scorehouse.flows.catalog_state import ensure_current_catalog
 from scorehouse.aggregators.pairwise import co_scored, coverage_partial
 from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.progress import progress as progress_of
 from scorehouse.transforms.ballots import ballots as make_ballots
-from scorehouse.transforms.rank_plan import MethodRun, NotApplicable, complete_ballots, default_runs
+from scorehouse.transforms.rank_plan import (
+    MethodRun, NotApplicable, VoterSelection, command_min_coverage, default_note, default_runs, elo_without_timestamps,
+    ranked_ballots, run_method, with_min_coverage,
+)
 from scorehouse.warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition_arrow
 from scorehouse.warehouse.battle_filters import BattleFilters, BattleSelection
 from scorehouse.warehouse.queries import battle_loads, benchmark_scores, read_battles
@@ -88,6 +90,7 @@ class BenchmarkOutcome:
     level: str
     methods: list[MethodOutcome] = field(default_factory=list)
     error: str | None = None  # why nothing was ranked (battle filters that keep no battle)
+    defaults: str | None = None  # the shape of data the default methods were chosen for (None: --method given)
 
 
 @runtime.step(io=True)
@@ -97,22 +100,12 @@ def read_benchmark(warehouse: Warehouse, benchmark: str, level: str) -> tuple[pl
 
 @runtime.step
 def rank_ballots(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> RankingResult | AggregationError:
-    """Run one method; a refusal (bad parameter, too many systems) is returned, not raised."""
+    """Run one method (:func:`transforms.rank_plan.run_method`); a refusal (bad parameter, too many systems) is
+    returned, not raised."""
     try:
-        ballots, notes = method_ballots(ballots, level, method_run.method)
-        result = run(method_run.method, ballots, two_step=method_run.two_step, params=method_run.params)
+        return run_method(ballots, level, method_run)
     except AggregationError as error:
         return error
-    return RankingResult(**{**result.__dict__, "notes": notes + result.notes})
-
-
-def method_ballots(ballots: pl.DataFrame, level: str, method: str) -> tuple[pl.DataFrame, tuple[str, ...]]:
-    """The ballots ``method`` ranks, and what was left out: their complete part for a method that
-    needs complete ballots (:func:`transforms.rank_plan.complete_ballots`), else all of them."""
-    info = REGISTRY.get(method)
-    if info is not None and not info.handles_missing:
-        return complete_ballots(ballots, level)
-    return ballots, ()
 
 
 def partition_methods(runs: list[MethodRun]) -> tuple[str, ...] | None:
@@ -240,22 +233,30 @@ def rank_partitioned(
 
 def rank_benchmark(
     warehouse: Warehouse, benchmark: str, level: str, runs: list[MethodRun] | None, version: str,
-    parallel: bool = False, progress: bool = False,
+    parallel: bool = False, progress: bool = False, min_coverage: float | None = None,
+    voters: VoterSelection | None = None,
 ) -> BenchmarkOutcome:
-    if level == "instance":
+    """Rank ``benchmark`` at a score level: the ``runs`` (None: the defaults for the data's shape), the systems
+    below ``min_coverage`` listed, not ranked (task level), the voters ``voters`` selects only."""
+    voters = voters or VoterSelection()
+    if level == "instance" and not voters:
         outcome = rank_partitioned(warehouse, benchmark, level, runs, version, parallel, progress)
         if outcome is not None:
             return outcome
     scores, metrics = runtime.call(read_benchmark, warehouse, benchmark, level)
-    ballots = make_ballots(scores, metrics, level=level).collect()
+    ballots = make_ballots(voters.select(scores), metrics, level=level).collect()
     outcome = BenchmarkOutcome(benchmark, level)
     if ballots.height == 0:
+        outcome.error = voters.nothing_selected() if voters else None
         return outcome
     has_missing = ballots.get_column("score").null_count() > 0 or (
         ballots.height < ballots.get_column("voter").n_unique() * ballots.get_column("system").n_unique()
     )
     fingerprint = input_fingerprint(scores.get_column("load_id").unique().to_list(), metrics)
-    chosen = runs or default_runs(level, has_missing)
+    coverage = command_min_coverage(level, has_missing, min_coverage)  # by name as by default: one snapshot series
+    chosen = with_min_coverage(runs, coverage) if runs else default_runs(level, has_missing, min_coverage)
+    chosen = [voters.recorded_in(r) for r in chosen]
+    outcome.defaults = None if runs else chosen[0].defaults
     results = [(r, runtime.call(rank_ballots, ballots, level, r)) for r in chosen]
     load_ids = tuple(sorted(scores.get_column("load_id").unique().to_list()))
     profile = build_profile(ballots)
@@ -283,8 +284,13 @@ def rank_battles(
     if isinstance(battles, str):
         outcome.error = battles
         return outcome
-    chosen = runs or default_runs(BATTLE_LEVEL, False)
-    results = [(r, runtime.call(rank_battle_run, battles, selection.bothbad, r)) for r in chosen]
+    timestamps = battles.get_column("tstamp").is_not_null().any()
+    chosen = (runs if runs else default_runs(BATTLE_LEVEL, False, timestamps=timestamps))
+    outcome.defaults = None if runs else chosen[0].defaults
+    said = [elo_without_timestamps(r) if not timestamps else (r, None) for r in chosen]
+    results = [(r, noted(runtime.call(rank_battle_run, battles, selection.bothbad, r),
+                         default_note(r) + ((note,) if note else ())))
+               for r, note in said]
     try:
         coverage = battle_coverage(battles, selection.bothbad)
     except AggregationError as error:  # nothing left to rank (every battle a dropped both-bad tie)
@@ -293,6 +299,13 @@ def rank_battles(
     fingerprint = input_fingerprint(list(load_ids), pl.DataFrame(schema=METRICS))
     return store_results(warehouse, outcome, results, fingerprint, load_ids, version, coverage,
                          extra={BATTLE_LEVEL: selection.parameters()})
+
+
+def noted(result: RankingResult | AggregationError, notes: tuple[str, ...]) -> RankingResult | AggregationError:
+    """``result`` with ``notes`` first among its notes (a refusal as it is)."""
+    if not notes or isinstance(result, AggregationError):
+        return result
+    return RankingResult(**{**result.__dict__, "notes": (*notes, *result.notes)})
 
 
 @runtime.step
@@ -377,11 +390,16 @@ def rank_flow(
     parallel: bool = False,
     progress: bool = False,
     battles: BattleSelection | None = None,
+    min_coverage: float | None = None,
+    voters: VoterSelection | None = None,
 ) -> list[BenchmarkOutcome]:
     """Rank every selected benchmark at its natural level (:func:`rank_levels`).
 
     ``battles`` selects the battles to rank and how a both-bad tie counts (None: every battle,
-    as a tie); given, it ranks battles only.
+    as a tie); given, it ranks battles only.  ``min_coverage``: at task level, a system scored on a smaller
+    share of the voters is listed, not ranked (default on leaderboards with missing scores:
+    :data:`transforms.rank_plan.DEFAULT_MIN_COVERAGE`); ``voters`` ranks the voters of the tasks and metrics it
+    selects (``--only-task``, ``--only-metric``), recorded in the snapshots' parameters.
     ``parallel`` submits the partition tasks to the flow's task runner (run the
     flow with :func:`flows.runners.runner_options` for Dask) instead of
     running them one after the other; ``progress`` reports each partition
@@ -397,7 +415,7 @@ def rank_flow(
     outcomes = [
         rank_battles(warehouse, benchmark, runs, battles or BattleSelection(), loads[benchmark], version)
         if lvl == BATTLE_LEVEL
-        else rank_benchmark(warehouse, benchmark, lvl, runs, version, parallel, progress)
+        else rank_benchmark(warehouse, benchmark, lvl, runs, version, parallel, progress, min_coverage, voters)
         for benchmark, lvl in sorted(pairs)
     ]
     if any(m.new for o in outcomes for m in o.methods):
@@ -415,5 +433,5 @@ def ranking_intervals(
         battles = selected_battles(warehouse, benchmark, BattleSelection())
         return bootstrap_battles(method_run.method, battles, method_run.params, **options)
     scores, metrics = runtime.call(read_benchmark, warehouse, benchmark, level)
-    ballots, _ = method_ballots(make_ballots(scores, metrics, level=level).collect(), level, method_run.method)
+    ballots, _ = ranked_ballots(make_ballots(scores, metrics, level=level).collect(), level, method_run)
     return bootstrap(method_run.method, ballots, two_step=method_run.two_step, **options, **method_run.params)

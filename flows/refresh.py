@@ -16,11 +16,14 @@ from pathlib import Path
 
 
 from scorehouse import runtime
-from scorehouse.flows.ingest import FileOutcome, ingest_files, log_outcome, refresh_catalog_after, reparse_stale
+from scorehouse.flows.ingest import (
+    FileOutcome, declare_directions, ingest_files, log_outcome, refresh_catalog_after, reparse_stale,
+)
 from scorehouse.flows.lineage import lineage_notices, stale_loads
 from scorehouse.flows.rank import BenchmarkOutcome, rank_flow
 from scorehouse.reports.site.build import build_site
-from scorehouse.warehouse.inbox import inbox_lock, move_out, new_files
+from scorehouse.transforms.parsers.mapping import FileSettings, MappingError, file_settings
+from scorehouse.warehouse.inbox import MappingFileError, file_mapping, inbox_lock, move_out, new_files, sidecar_of
 from scorehouse.warehouse.queries import latest_snapshot_ids
 from scorehouse.warehouse.storage import Warehouse
 
@@ -72,7 +75,7 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool, site: str | None
     if not files and not reparse:
         return report
     warehouse = Warehouse(home)
-    report.files = ingest_files(warehouse, files, None, None, False, progress=False)
+    report.files = ingest_mapped(warehouse, inbox_path, files)
     if reparse:
         report.reparsed = reparse_stale(warehouse, trust_pickle=False)
     else:
@@ -81,6 +84,9 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool, site: str | None
     refresh_catalog_after(warehouse, outcomes)
     log_outcome(outcomes)
     report.moved = [runtime.call(move_file, Path(f.path), inbox_path, f.status) for f in report.files]
+    for f in report.files:  # a file's own mapping goes where the file went
+        if sidecar_of(Path(f.path)).is_file():
+            runtime.call(move_file, sidecar_of(Path(f.path)), inbox_path, f.status)
     changed = sorted({b for f in outcomes if f.status == "loaded" for b in f.benchmarks})
     if changed:
         report.ranked = runtime.run(rank_flow, home=home, benchmarks=changed)
@@ -93,3 +99,33 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool, site: str | None
 def rebuild_site(warehouse: Warehouse, site: Path) -> str:
     """Write the leaderboard site of the latest snapshots to ``site`` (aside, then swapped in)."""
     return str(build_site(warehouse, latest_snapshot_ids(warehouse), site))
+
+
+def settings_of(path: Path, inbox: Path) -> FileSettings | str:
+    """How to read ``path`` of ``inbox`` (:func:`warehouse.inbox.file_mapping`), or why its mapping is unusable."""
+    try:
+        found = file_mapping(path, inbox)
+        return FileSettings() if found is None else file_settings(*found)
+    except (MappingFileError, MappingError) as error:
+        return str(error)
+
+
+def ingest_mapped(warehouse: Warehouse, inbox: Path, files: list[Path]) -> list[FileOutcome]:
+    """Ingest the inbox's ``files``, each with the format, benchmark, columns and direction of its mapping
+    (files that share settings together); a file whose mapping is unusable is rejected with the reason."""
+    settings = {path: settings_of(path, inbox) for path in files}
+    outcomes: dict[Path, FileOutcome] = {
+        path: FileOutcome(str(path), "rejected", error=f"{path}: its mapping cannot be used: {said}")
+        for path, said in settings.items() if isinstance(said, str)
+    }
+    groups: dict[FileSettings, list[Path]] = {}
+    for path, said in settings.items():
+        if not isinstance(said, str):
+            groups.setdefault(said, []).append(path)
+    for said, group in groups.items():
+        done = ingest_files(warehouse, group, said.format, said.benchmark, False, progress=False, walked=set(group),
+                            columns=said.mapping)
+        if said.higher_is_better is not None:
+            declare_directions(warehouse, done, said.higher_is_better)
+        outcomes.update(zip(group, done, strict=True))
+    return [outcomes[path] for path in files]

@@ -28,7 +28,7 @@ from scorehouse.aggregators import AggregationError, arena_matrices, kendall_tau
 from scorehouse.reports.leaderboard import REFERENCE_METHOD
 from scorehouse.reports.report_html import Agreement, BattleMatrices, MethodColumn, Pairwise, Section, render_report
 from scorehouse.transforms.ballots import ballots as make_ballots
-from scorehouse.transforms.rank_plan import INSTANCE_DEFAULTS, TASK_DEFAULTS, MethodRun
+from scorehouse.transforms.rank_plan import INSTANCE_DEFAULTS, SPARSE_TASK_DEFAULTS, TASK_DEFAULTS, MethodRun
 from scorehouse.warehouse.atomic import write_text
 from scorehouse.warehouse.exports import ExportError
 from scorehouse.reports.analysis_plots import band_plot, method_colours
@@ -41,7 +41,8 @@ from scorehouse.warehouse.storage import Warehouse
 TOP_N = 20  # systems shown in a pairwise heatmap
 DELTA = 0.05  # 95% Hoeffding intervals
 TOP_K = 3
-METHOD_ORDER = tuple(dict.fromkeys((*TASK_DEFAULTS, *(m for m, _ in INSTANCE_DEFAULTS), "borda_partial")))
+METHOD_ORDER = tuple(dict.fromkeys((*TASK_DEFAULTS, *SPARSE_TASK_DEFAULTS, *(m for m, _ in INSTANCE_DEFAULTS),
+                                    "borda_partial")))
 
 
 def write_report(

@@ -96,8 +96,9 @@ def add_table_options(ingest: argparse.ArgumentParser) -> None:
     table.add_argument("--metric", metavar="COLUMN", help="the column naming the metric (default: one metric, 'score')")
     table.add_argument("--instance", metavar="COLUMN", help="the column naming the instance: instance-level scores")
     table.add_argument("--score", metavar="COLUMN", help="the column holding the score (one score per row)")
-    table.add_argument("--score-columns", metavar="GLOB",
-                       help="the columns holding scores (a wide table), e.g. 'acc_*': each is a task, or a metric with --task")
+    table.add_argument("--score-columns", metavar="GLOB", action="append",
+                       help="the columns holding scores (a wide table), e.g. 'acc_*': each is a task, or a metric with "
+                            "--task (repeatable: the columns matching any of them)")
     table.add_argument("--higher-is-better", type=truth_value, metavar="true|false",
                        help="the direction of the table's metrics (default: the metric rules, higher is better)")
 
@@ -110,6 +111,62 @@ def add_battle_columns(parser: argparse.ArgumentParser) -> None:
         if role not in commands.TABLE_ROLES:  # --instance: one flag, the same meaning for both
             group.add_argument(f"--{role.replace('_', '-')}", dest=role, metavar="COL",
                                help=f"the column holding the battle's {role.replace('_', ' ')}")
+
+
+def add_json_path_options(ingest: argparse.ArgumentParser) -> None:
+    """``--json-path TEMPLATE`` and ``--system-from-folder``: a JSON document read by naming its levels (format json-path)."""
+    group = ingest.add_argument_group(
+        "JSON read by a path template", "name the levels of a JSON document (docs/json-leaderboards.md); needs --benchmark")
+    group.add_argument("--json-path", metavar="TEMPLATE",
+                       help="the path from the document's root to each score, e.g. '{system}.pass@1.{task}': "
+                            "{system} {task} {metric} {instance} capture keys, {role=field} reads a record's field, "
+                            "* skips a level, [] iterates a list, a key with a dot is quoted")
+    group.add_argument("--system-from-folder", action="store_true",
+                       help="with --json-path: the system is the name of each file's folder (per-model folders)")
+
+
+def add_judgement_options(ingest: argparse.ArgumentParser) -> None:
+    """``--winner-scale A,B`` and ``--tie-band W``: battles whose judgement is a number (docs/numeric-judgements.md)."""
+    group = ingest.add_argument_group("numeric judgements", "battles whose --winner column holds a number")
+    group.add_argument("--winner-scale", metavar="A,B",
+                       help="the judgement is a number: A means model_a wins, B means model_b wins "
+                            "(e.g. 1,2 for a preference in [1, 2]; 1,0 for the probability that model_a is better)")
+    group.add_argument("--tie-band", metavar="W",
+                       help="with --winner-scale: judgements within W of the midpoint are ties (default 0: "
+                            "only the midpoint itself)")
+
+
+def share(value: str) -> float:
+    """``--min-coverage``: a share of the voters in [0, 1]."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not 0.0 <= number <= 1.0:
+        raise argparse.ArgumentTypeError(f"a share of the voters from 0 to 1, such as 0.5, got {value!r}")
+    return number
+
+
+def add_rank_selection(rank: argparse.ArgumentParser) -> None:
+    """What ``rank`` ranks: the voters it selects and the coverage a system needs (docs/sparse-defaults.md)."""
+    group = rank.add_argument_group("what to rank", "voters and systems (recorded in the snapshots' parameters)")
+    group.add_argument("--only-task", action="append", metavar="GLOB",
+                       help="rank the voters of the tasks matching GLOB only (repeatable: any of them); not "
+                            "ingest's --task, which names a column")
+    group.add_argument("--only-metric", action="append", metavar="GLOB",
+                       help="rank the voters of the metrics matching GLOB only (repeatable: any of them)")
+    group.add_argument("--min-coverage", type=share, metavar="F",
+                       help="task level: rank only the systems scored on at least F of the voters; the others are "
+                            "listed, not ranked (default: 0.5 on leaderboards with missing scores, none on complete ones)")
+
+
+def add_forget(sub: argparse._SubParsersAction) -> None:
+    """``scorehouse forget LOAD_ID... | --benchmark B``: retract mistaken loads from the current view."""
+    forget = subcommand(sub, "forget", "retract mistaken loads from the current view (history and old snapshots "
+                        "stay) and re-rank what changed", ["forget 1f3c9a20b7d4e5f6", "forget --benchmark mybench"])
+    forget.add_argument("load_ids", nargs="*", metavar="LOAD_ID", help="a current load's id (see the loads view)")
+    forget.add_argument("--benchmark", help="forget every current load of this benchmark instead")
+    forget.set_defaults(handler=commands.cmd_forget, flows=True)
 
 
 STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
@@ -191,6 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--strict", action="store_true", help=STRICT_HELP)
     add_table_options(ingest)
     add_battle_columns(ingest)
+    add_json_path_options(ingest)
+    add_judgement_options(ingest)
     add_runner_options(ingest)
     ingest.set_defaults(handler=commands.cmd_ingest, flows=True)
 
@@ -212,6 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--method", action="append", help="registry method name (repeatable; default: a documented set)")
     rank.add_argument("--param", action="append", metavar="METHOD.KEY=VALUE", help="a method parameter (repeatable)")
     rank.add_argument("--two-step", action="store_true", help="run the --method(s) two-step (within groups, then across)")
+    add_rank_selection(rank)
     add_battle_filters(rank)
     add_runner_options(rank)
     add_output_options(rank, 30)
@@ -315,6 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_site_command(sub)
     add_site_options(refresh, serve)
+    add_forget(sub)
 
     run = subcommand(sub, "run", "the main job: ingest the bundled dumps, rank them, write the report and the site", [
         "run", "--home /tmp/demo run -v"])

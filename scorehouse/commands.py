@@ -63,6 +63,8 @@ REPARSE_HELP = "re-derive, from the raw archive, the loads an older parser versi
 
 
 TABLE_ROLES = ("system", "task", "metric", "instance", "score", "score_columns")
+# The options of battles whose judgement is a number (transforms.parsers.battles.SCALE_OPTIONS), kept in the mapping.
+JUDGEMENT_OPTIONS = ("winner_scale", "tie_band")
 # The battle roles a file's columns may be mapped to (``--model-a COL`` ...): those of
 # transforms.parsers.battles.ROLES (a test checks they agree), spelled here so --help imports no Polars.
 BATTLE_COLUMN_ROLES = ("model_a", "model_b", "winner", "judge", "instance", "turn", "language", "category", "tstamp")
@@ -74,10 +76,18 @@ def column_mapping(args: argparse.Namespace) -> tuple[dict[str, str] | None, str
     Battle roles (``--model-a`` ...) read battles (format ``battles``), the table roles (``--system`` ...)
     a user's table (format ``user-table``); ``--instance`` belongs to both.  None when no column is named.
     """
-    named = {role: getattr(args, role) for role in dict.fromkeys((*TABLE_ROLES, *BATTLE_COLUMN_ROLES))
+    named = {role: getattr(args, role) for role in dict.fromkeys((*TABLE_ROLES, *BATTLE_COLUMN_ROLES, *JUDGEMENT_OPTIONS))
              if getattr(args, role) is not None}
+    if "score_columns" in named:  # repeatable: several globs travel as one mapping value
+        from scorehouse.transforms.parsers.user_table import score_columns_option
+
+        named["score_columns"] = score_columns_option(named["score_columns"])
+    if args.json_path is not None or args.system_from_folder:
+        return json_path_mapping(args, named), "json-path"
     battle_only = sorted(set(named) - set(TABLE_ROLES))
-    table_only = sorted(set(named) - set(BATTLE_COLUMN_ROLES))
+    if "tie_band" in named and "winner_scale" not in named:
+        raise UsageError("scorehouse ingest: --tie-band goes with --winner-scale A,B")
+    table_only = sorted(set(named) - set(BATTLE_COLUMN_ROLES) - set(JUDGEMENT_OPTIONS))
     if battle_only and table_only:
         raise UsageError(f"scorehouse ingest: the columns of battles ({', '.join(battle_only)}) and of a score table "
                          f"({', '.join(table_only)}) cannot be read from the same files; ingest them separately")
@@ -196,7 +206,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     check_rank_selection(args, selection is not None)
     spread = parallel(args)
     outcomes = runtime.run(rank_flow, home=args.home, benchmarks=args.benchmark, level=args.level, runs=runs,
-                           parallel=spread, progress=show_progress(args) and not spread, battles=selection)
+                           parallel=spread, progress=show_progress(args) and not spread, battles=selection,
+                           min_coverage=args.min_coverage, voters=voter_selection(args))
     if spread and not any(o.level == "instance" for o in outcomes):
         print("note: --runner dask spreads the partitions of instance-level rankings; task-level and battle "
               "rankings ran in this process", file=sys.stderr)
@@ -417,3 +428,59 @@ def cmd_site(args: argparse.Namespace) -> int:
     path = build_site(warehouse, ids, args.output)
     print(f"wrote the site of {len(ids)} snapshot(s) to {path}: open {path / 'index.html'}")
     return 0
+
+
+def json_path_mapping(args: argparse.Namespace, named: dict[str, str]) -> dict[str, str]:
+    """The mapping of ``--json-path`` (and ``--system-from-folder``) for format json-path, checked before any file is read."""
+    from scorehouse.transforms.parsers.json_path import TemplateError, check_mapping
+
+    if args.json_path is None:
+        raise UsageError("scorehouse ingest: --system-from-folder goes with --json-path TEMPLATE")
+    if named:
+        raise UsageError(f"scorehouse ingest: --json-path reads a JSON document by its keys, not by columns "
+                         f"({', '.join(sorted(named))}); leave the column options out")
+    if args.format not in (None, "json-path"):
+        raise UsageError(f"scorehouse ingest: --json-path reads files as format json-path, not {args.format!r}")
+    if args.benchmark is None:
+        raise UsageError("scorehouse ingest: a file read with --json-path needs --benchmark")
+    mapping = {"json_path": args.json_path, **({"system_from": "folder"} if args.system_from_folder else {})}
+    try:
+        check_mapping(mapping)
+    except TemplateError as error:
+        raise UsageError(f"scorehouse ingest: {error.problem}") from None
+    return mapping
+
+
+def voter_selection(args: argparse.Namespace):  # noqa: ANN201 - transforms.rank_plan.VoterSelection
+    """The voters ``--only-task`` and ``--only-metric`` select (every voter when neither is given)."""
+    from scorehouse.transforms.rank_plan import VoterSelection
+
+    if (args.only_task or args.only_metric) and args.level == "battles":
+        raise UsageError("scorehouse rank: --only-task and --only-metric select scores; battles have no tasks")
+    return VoterSelection(tuple(args.only_task or ()), tuple(args.only_metric or ()))
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    """Retract loads (:mod:`flows.forget`), then re-rank the benchmarks they scored that still have inputs."""
+    from scorehouse.flows.forget import ForgetError, forget_loads
+    from scorehouse.flows.rank import rank_flow, rank_levels
+    from scorehouse.warehouse.storage import Warehouse
+
+    if bool(args.load_ids) == (args.benchmark is not None):
+        raise UsageError("scorehouse forget: give the load ids to forget, or --benchmark, one of the two")
+    check_metric_rules(args.home)
+    try:
+        forgotten = forget_loads(args.home, args.load_ids, args.benchmark)
+    except ForgetError as error:
+        raise UsageError(f"scorehouse forget: {error}") from None
+    for load in forgotten:
+        print(f"forgot load {load.load_id} ({load.file_name}; {', '.join(load.benchmarks)}; {load.rows} row(s)): "
+              f"retracted by {load.retraction}; its rows stay in scores_history, ingest the file again to restore it")
+    changed = sorted({b for load in forgotten for b in load.benchmarks})
+    held = {b for b, _ in rank_levels(Warehouse(args.home), None, None, False)}
+    gone = [b for b in changed if b not in held]
+    if gone:
+        print(f"no current input left for {', '.join(gone)}: not ranked again (its old snapshots stay)")
+    remaining = [b for b in changed if b in held]
+    return 1 if remaining and print_rankings(runtime.run(rank_flow, home=args.home, benchmarks=remaining),
+                                             args.verbose) else 0

@@ -122,6 +122,8 @@ def print_rankings(outcomes, verbose: bool = False, brief: bool = False) -> int:
             print(f"{head}; first by {done[0][0].label if done else '-'}: {first}")
         else:
             print(f"\n== {head}")
+            if outcome.defaults:
+                print(f"default methods for {outcome.defaults}: {', '.join(m.run.label for m in outcome.methods)}")
             print_frame(side_by_side(done), max_rows=30)
             print(sorted_by(done))
         for m in outcome.methods:

@@ -1,16 +1,28 @@
 """Which methods a ranking run uses, with which parameters, on which ballots.
 
-Defaults (what ``scorehouse rank`` runs when no ``--method`` is given):
+Defaults (what ``scorehouse rank`` runs when no ``--method`` is given) depend on the
+data's shape; the choice is printed and recorded in each snapshot's notes
+(:func:`default_note`: for ``complete`` data, ``missing scores``, ``battles with time
+stamps`` or ``battles without time stamps``), not in its parameters, so a default run
+and the same method asked for by name are one series of snapshots:
 
-- task level: ``mean``, ``borda``, ``kemeny`` (exact, within a budget of
-  :data:`DEFAULT_KEMENY_SECONDS`), ``copeland``, ``minimax``, and
-  ``borda_partial`` when scores are missing;
+- task level, complete leaderboard: ``mean``, ``borda``, ``kemeny`` (exact, within
+  a budget of :data:`DEFAULT_KEMENY_SECONDS`), ``copeland``, ``minimax``;
+- task level with missing scores: ``mean`` and ``borda`` (complete systems only),
+  ``mean_available`` (the mean over the voters a system has), ``borda_partial`` and
+  ``bradley_terry`` over the systems scored on at least :data:`DEFAULT_MIN_COVERAGE` of
+  the voters the best-covered system has (``--min-coverage``; the others are listed in
+  the notes, not ranked).  ``borda``, ``kemeny``, ``copeland`` and ``minimax`` are not
+  defaults there: the first needs complete systems, and on sparse data the majority
+  relation of the others ranked systems scored on few voters above better, well-covered
+  ones (issue 26); asked for by name they run as before;
 - instance level: ``mean`` two-step (the mean of the per-task means),
   ``borda`` one-level (every (task, metric, instance) votes), ``borda``
   two-level (Borda within each (task, metric), then across them),
   ``bradley_terry``, and ``borda_partial`` when scores are missing;
-- battles (level ``battles``): ``bradley_terry`` (through the counts) and
-  ``elo`` (over the battles in the order they were fought).
+- battles (level ``battles``): ``bradley_terry`` (through the counts), and ``elo``
+  (over the battles in the order they were fought) only when the battles have time
+  stamps: without them their order is the file's, which Elo would depend on.
 
 A method that needs complete ballots is run on the complete part of them:
 at task level the systems with a score on every voter (what Vote'n'Rank's
@@ -30,16 +42,22 @@ ranking found with its lower bound and gap in the notes (0.004 % there);
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
 
-from scorehouse.aggregators import REGISTRY
+from scorehouse.aggregators import REGISTRY, RankingResult, run
 from scorehouse.aggregators.errors import AggregationError, InvalidParameterError
+from scorehouse.transforms.catalog import glob_regex
 from scorehouse.warehouse.schema import BATTLE_LEVEL
 
 TASK_DEFAULTS = ("mean", "borda", "kemeny", "copeland", "minimax")
+# On a leaderboard with missing scores: the methods that handle them, over the systems with enough coverage.
+SPARSE_TASK_DEFAULTS = ("mean", "mean_available", "borda_partial", "bradley_terry")
+# The share of the voters a system must be scored on to be ranked by default on a leaderboard with missing
+# scores: at least half, so that a system is compared on most of what the others are.
+DEFAULT_MIN_COVERAGE = 0.5
 DEFAULT_KEMENY_SECONDS = 5.0
 DEFAULT_PARAMS: dict[str, dict[str, Any]] = {"kemeny": {"time_limit": DEFAULT_KEMENY_SECONDS}}
 INSTANCE_DEFAULTS: tuple[tuple[str, bool], ...] = (
@@ -49,7 +67,8 @@ INSTANCE_DEFAULTS: tuple[tuple[str, bool], ...] = (
     ("bradley_terry", False),
 )
 
-BATTLE_DEFAULTS = ("bradley_terry", "elo")
+BATTLE_DEFAULTS = ("bradley_terry",)
+TIMED_BATTLE_DEFAULTS = ("bradley_terry", "elo")
 
 
 class NotApplicable(AggregationError):
@@ -68,6 +87,9 @@ class MethodRun:
     method: str
     params: dict[str, Any] = field(default_factory=dict)
     two_step: bool = False
+    min_coverage: float | None = None  # rank only systems scored on at least this share of the voters (task level)
+    defaults: str | None = None  # the shape of data this run is a default for (None: asked for by name)
+    only: tuple[tuple[str, tuple[str, ...]], ...] = ()  # the voters selected: ("only_task", globs), ("only_metric", ...)
 
     @classmethod
     def asked(cls, method: str, params: dict[str, Any] | None = None, two_step: bool = False) -> MethodRun:
@@ -88,11 +110,11 @@ class MethodRun:
 
     @property
     def parameters(self) -> dict[str, Any]:
-        """What the snapshot records as parameters: the ones given (the rank command's defaults included), and two-step.
-
-        Not the method's other defaults: on battles some differ from the method's own (Elo's order).
-        """
-        return {**self.params, "two_step": self.two_step} if self.two_step else dict(self.params)
+        """What the snapshot records as parameters: the ones given (the rank command's defaults included), and the
+        settings of the run that are set.  Not the method's other defaults: on battles some differ (Elo's order)."""
+        settings = {"two_step": self.two_step or None, "min_coverage": self.min_coverage,
+                    **{key: list(globs) for key, globs in self.only}}
+        return {**self.params, **{key: value for key, value in settings.items() if value is not None}}
 
 
 def command_defaults(method: str) -> dict[str, Any]:
@@ -101,16 +123,97 @@ def command_defaults(method: str) -> dict[str, Any]:
     return {**(dict(info.parameters) if info is not None else {}), **DEFAULT_PARAMS.get(method, {})}
 
 
-def default_runs(level: str, has_missing: bool) -> list[MethodRun]:
-    """The default methods for a benchmark of this level and shape (see the module docstring)."""
+# Elo over battles without time stamps: their order is the file's, so Elo averages this many seeded orders.
+ELO_PERMUTATIONS = 20
+
+
+def command_min_coverage(level: str, has_missing: bool, min_coverage: float | None) -> float | None:
+    """The coverage a run of the rank command needs: ``--min-coverage``, else :data:`DEFAULT_MIN_COVERAGE` on a
+    task-level leaderboard with missing scores (None: every system), for runs by default and by name alike."""
+    if min_coverage is not None:
+        return min_coverage
+    return DEFAULT_MIN_COVERAGE if level == "task" and has_missing else None
+
+
+def with_min_coverage(runs: list[MethodRun], min_coverage: float | None) -> list[MethodRun]:
+    """The runs asked for by name, each ranking the systems with at least ``min_coverage`` (None: all)."""
+    return [replace(r, min_coverage=min_coverage) for r in runs] if min_coverage is not None else runs
+
+
+def elo_without_timestamps(method_run: MethodRun) -> tuple[MethodRun, str | None]:
+    """An Elo run over battles without time stamps: over :data:`ELO_PERMUTATIONS` seeded orders (unless its
+    order was set with ``elo.shuffle``), and the note that says so; any other run as it is."""
+    if method_run.method != "elo" or "shuffle" in method_run.params:
+        return method_run, None
+    params = {"seed": 0, **method_run.params, "shuffle": True, "permutations": ELO_PERMUTATIONS}
+    note = (f"the battles have no time stamps, so their order is only the file's: Elo averaged over "
+            f"{ELO_PERMUTATIONS} orders drawn from seed {params['seed']} (elo.shuffle=false plays the file's order)")
+    return replace(method_run, params=params), note
+
+
+@dataclass(frozen=True)
+class VoterSelection:
+    """The voters to rank: those of the tasks and metrics matching ``tasks`` and ``metrics`` (globs; empty: all)."""
+
+    tasks: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.tasks or self.metrics)
+
+    def select(self, scores: pl.DataFrame) -> pl.DataFrame:
+        """The rows of ``scores`` whose task and metric match."""
+        kept = scores
+        for column, globs in (("task", self.tasks), ("metric", self.metrics)):
+            if globs:
+                kept = kept.filter(pl.any_horizontal(pl.col(column).str.contains(glob_regex(g)) for g in globs))
+        return kept
+
+    def recorded_in(self, method_run: MethodRun) -> MethodRun:
+        """``method_run`` with the selection in its parameters (so in its snapshot)."""
+        only = tuple((key, globs) for key, globs in (("only_task", self.tasks), ("only_metric", self.metrics)) if globs)
+        return replace(method_run, only=only) if only else method_run
+
+    def nothing_selected(self) -> str:
+        return (f"no score of a task matching {list(self.tasks) or 'any'} and a metric matching "
+                f"{list(self.metrics) or 'any'} (--only-task, --only-metric)")
+
+
+def default_note(method_run: MethodRun) -> tuple[str, ...]:
+    """The note recording that ``method_run`` was chosen by default, and for which shape of data (none when
+    it was asked for by name)."""
+    return (f"a default method for {method_run.defaults} data",) if method_run.defaults else ()
+
+
+def check_min_coverage(value: float) -> float:
+    """``value`` when it is a share in [0, 1]; InvalidParameterError otherwise."""
+    if not (isinstance(value, int | float) and 0.0 <= value <= 1.0):
+        raise InvalidParameterError(f"--min-coverage must be a share of the voters in [0, 1], got {value!r}")
+    return float(value)
+
+
+def default_runs(
+    level: str, has_missing: bool, min_coverage: float | None = None, timestamps: bool = False,
+) -> list[MethodRun]:
+    """The default methods for a benchmark of this level and shape (see the module docstring).
+
+    ``min_coverage`` (default :data:`DEFAULT_MIN_COVERAGE` on a task-level leaderboard with missing scores)
+    applies to the task-level runs; ``timestamps`` says whether battles have time stamps.
+    """
     if level == BATTLE_LEVEL:
-        return [MethodRun(m) for m in BATTLE_DEFAULTS]
-    if level == "task":
-        runs = [MethodRun(m, dict(DEFAULT_PARAMS.get(m, {}))) for m in TASK_DEFAULTS]
+        shape = "battles with time stamps" if timestamps else "battles without time stamps"
+        return [MethodRun(m, defaults=shape) for m in (TIMED_BATTLE_DEFAULTS if timestamps else BATTLE_DEFAULTS)]
+    shape = "missing scores" if has_missing else "complete"
+    if level == "task" and has_missing:
+        coverage = command_min_coverage(level, has_missing, min_coverage)
+        runs = [MethodRun(m, min_coverage=coverage, defaults=shape) for m in SPARSE_TASK_DEFAULTS]
+    elif level == "task":
+        runs = [MethodRun(m, dict(DEFAULT_PARAMS.get(m, {})), min_coverage=min_coverage, defaults=shape)
+                for m in TASK_DEFAULTS]
     else:
-        runs = [MethodRun(m, two_step=two) for m, two in INSTANCE_DEFAULTS]
-    if has_missing:
-        runs.append(MethodRun("borda_partial"))
+        runs = [MethodRun(m, two_step=two, defaults=shape) for m, two in INSTANCE_DEFAULTS]
+        if has_missing:
+            runs.append(MethodRun("borda_partial", defaults=shape))
     return [r for r in runs if r.method in REGISTRY]
 
 
@@ -153,3 +256,52 @@ def complete_ballots(ballots: pl.DataFrame, level: str) -> tuple[pl.DataFrame, t
             f"needs complete ballots has nothing to rank; borda_partial and the majority-relation rules handle it"
         )
     return kept, (note,)
+
+
+def covered_ballots(ballots: pl.DataFrame, min_coverage: float) -> tuple[pl.DataFrame, tuple[str, ...]]:
+    """The task-level ``ballots`` of the systems scored on at least ``min_coverage`` of the voters that the
+    best-covered system is scored on (all voters on a leaderboard where some system has every score), and a note
+    listing the others with their coverage (they are listed, not ranked).
+
+    Measured against the best-covered system rather than all voters so that a leaderboard where nobody is
+    scored on everything (MTEB's thousands of tasks) is ranked at all.  A voter counts when it has weight > 0.
+    """
+    counted = ballots.filter(pl.col("weight") > 0) if "weight" in ballots.columns else ballots
+    voters = counted.get_column("voter").unique()
+    coverage = ballots.group_by("system").agg(
+        scored=pl.col("voter").filter(pl.col("score").is_not_null() & pl.col("voter").is_in(voters.implode())).n_unique()
+    )
+    best = coverage.get_column("scored").max() if coverage.height else 0
+    if not best:
+        return ballots, ()
+    low = coverage.filter(pl.col("scored") < min_coverage * best - 1e-9).sort("scored", "system",
+                                                                              descending=[True, False])
+    if low.height == 0:
+        return ballots, ()
+    of = f"{best} voters" + ("" if best == voters.len() else f" (of {voters.len()}) that the best-covered system has")
+    listed = ", ".join(f"{s} ({k}/{best})" for s, k in low.select("system", "scored").iter_rows())
+    note = (f"not ranked: {low.height} system(s) scored on fewer than {min_coverage:g} of the {of} "
+            f"(--min-coverage): {listed}")
+    return ballots.filter(~pl.col("system").is_in(low.get_column("system").implode())), (note,)
+
+
+def ranked_ballots(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> tuple[pl.DataFrame, tuple[str, ...]]:
+    """The ballots one method run ranks, and notes of what was left out: the systems with enough coverage (task
+    level), then the complete part for a method that needs it."""
+    notes: tuple[str, ...] = ()
+    if method_run.min_coverage is not None and level == "task":
+        ballots, covered = covered_ballots(ballots, method_run.min_coverage)
+        notes += covered
+    info = REGISTRY.get(method_run.method)
+    if info is not None and not info.handles_missing:
+        ballots, complete_notes = complete_ballots(ballots, level)
+        notes += complete_notes
+    return ballots, notes
+
+
+def run_method(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> RankingResult:
+    """Rank ``ballots`` with one method run (:func:`ranked_ballots`, then the method).  Raises AggregationError
+    (NotApplicable when there is nothing to rank)."""
+    ballots, notes = ranked_ballots(ballots, level, method_run)
+    result = run(method_run.method, ballots, two_step=method_run.two_step, params=method_run.params)
+    return replace(result, notes=default_note(method_run) + notes + result.notes)

@@ -5,7 +5,8 @@ battle is quarantined, with its reason, when:
 
 - its ``model_a`` or ``model_b`` name is empty or missing;
 - a system battles itself (``model_a`` and ``model_b`` name the same system);
-- its parser flagged it (a ``reason`` column: a one-hot winner without exactly one 1);
+- its parser flagged it (a ``reason`` column: a one-hot winner without exactly one 1; a numeric judgement
+  read with ``--winner-scale`` that is empty, not a number or outside the scale);
 - its ``winner`` is not one of :data:`warehouse.schema.BATTLE_WINNERS` (the reason names the value
   and the allowed ones);
 - its ``tstamp`` is neither unix seconds nor an ISO 8601 time, or lies outside :data:`EARLIEST` (1970-01-01)
@@ -70,6 +71,8 @@ def parse_turn(text: pl.Expr) -> pl.Expr:
 def validate_battles(rows: pl.DataFrame, *, file: str, load_id: str) -> ValidatedBattles:
     """Split parsed battles of ``file`` into landed battles (:data:`BATTLES`) and quarantined rows."""
     flagged = rows.get_column(PARSER_REASON) if PARSER_REASON in rows.columns else pl.lit(None, dtype=pl.String)
+    if "outcome" not in rows.columns:  # only a numeric judgement has one (transforms.parsers.battles.WinnerScale)
+        rows = rows.with_columns(outcome=pl.lit(None, dtype=pl.String))
     rows = conform(rows, parsed_battles_schema(rows)).with_columns(_flagged=flagged)
     stripped = rows.with_columns(pl.col(BATTLE_FIELDS).str.strip_chars())
     typed = stripped.with_columns(_tstamp=parse_tstamp(pl.col("tstamp")), _turn=parse_turn(pl.col("turn")))
@@ -82,6 +85,9 @@ def validate_battles(rows: pl.DataFrame, *, file: str, load_id: str) -> Validate
         .then(pl.format("a system battling itself: model_a and model_b are both {}", quoted("model_a")))
         .when(pl.col("_flagged").is_not_null()).then(pl.col("_flagged"))
         .when(blank("winner")).then(pl.lit(f"unknown winner (empty); allowed: {ALLOWED_WINNERS}"))
+        .when(~pl.col("winner").is_in(BATTLE_WINNERS) & pl.col("winner").cast(pl.Float64, strict=False).is_not_null())
+        .then(pl.format(f"unknown winner {{}}; allowed: {ALLOWED_WINNERS}, or a number read with "
+                        "--winner-scale A,B (A: model_a wins, B: model_b wins)", quoted("winner")))
         .when(~pl.col("winner").is_in(BATTLE_WINNERS))
         .then(pl.format(f"unknown winner {{}}; allowed: {ALLOWED_WINNERS}", quoted("winner")))
         .when(~blank("tstamp") & pl.col("_tstamp").is_null())
@@ -98,7 +104,8 @@ def validate_battles(rows: pl.DataFrame, *, file: str, load_id: str) -> Validate
     )
     checked = typed.with_columns(reason=reason)
     landed = checked.filter(pl.col("reason").is_null()).with_columns(
-        pl.col("_tstamp").alias("tstamp"), pl.col("_turn").alias("turn"), load_id=pl.lit(load_id),
+        pl.col("_tstamp").alias("tstamp"), pl.col("_turn").alias("turn"), pl.col("outcome").cast(pl.Float64),
+        load_id=pl.lit(load_id),
     )
     # Quarantined rows keep the fields as given (unstripped), so the reason can be checked against the file.
     quarantined = rows.with_columns(reason=checked.get_column("reason")).filter(pl.col("reason").is_not_null())
@@ -115,6 +122,7 @@ BATTLE_REASON_CLASSES = {
     "a system battling itself": r"^a system battling itself",
     "unknown winner": r"^unknown winner ",
     "one-hot winner not exactly one 1": r"^one-hot winner columns not exactly one 1",
+    "unreadable numeric judgement": r"^(empty judgement|non-numeric judgement|judgement .* outside the scale) ",
     "unparseable tstamp": r"^unparseable tstamp ",
     "implausible tstamp": r"^tstamp .* is (after|outside) ",
     "non-integer turn": r"^non-integer turn ",

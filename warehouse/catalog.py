@@ -190,7 +190,7 @@ def view_statements(warehouse: Warehouse) -> list[str]:
     home = warehouse.home
     raw_scores = relation("benchmark=*/level=*/*.parquet", home / "scores", SCORES, hive=True)
     score_columns = ", ".join(f"s.{c}" for c in SCORES)
-    raw_battles = relation("benchmark=*/*.parquet", home / "battles", BATTLES, hive=True)
+    raw_battles = relation("benchmark=*/*.parquet", home / "battles", BATTLES, hive=True, by_name=True)
     battle_columns = ", ".join(f"b.{c}" for c in BATTLES)
     return [
         f"CREATE VIEW loads AS {loads_relation(home)}",
@@ -237,7 +237,8 @@ def view_statements(warehouse: Warehouse) -> list[str]:
         f"CREATE VIEW rejected_files AS {relation('*.parquet', home / 'rejected', REJECTED)}",
         f"""CREATE VIEW battles AS
             SELECT {battle_columns} FROM ({raw_battles}) AS b JOIN loads AS l USING (load_id) WHERE l.is_current""",
-        f"CREATE VIEW battles_quarantine AS {relation('*.parquet', home / 'battles_quarantine', BATTLES_QUARANTINE)}",
+        f"CREATE VIEW battles_quarantine AS "
+        f"{relation('*.parquet', home / 'battles_quarantine', BATTLES_QUARANTINE, by_name=True)}",
         f"CREATE VIEW analyses AS {relation('*.parquet', home / 'analysis_manifests', ANALYSIS_MANIFEST)}",
         f"CREATE VIEW latest_analyses AS {ANALYSIS.latest('SELECT * FROM analyses')}",
         *(_analysis_view(home, table) for table in ANALYSIS_VIEWS),

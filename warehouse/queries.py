@@ -106,7 +106,7 @@ def latest_diff_pairs(
 
 
 # What the ranking of battles reads (:func:`read_battles`): the battle, then what it can be filtered by.
-BATTLE_READ = ("model_a", "model_b", "winner", "tstamp", "judge", "category", "language", "instance")
+BATTLE_READ = ("model_a", "model_b", "winner", "outcome", "tstamp", "judge", "category", "language", "instance")
 
 
 class NoBattlesError(ScorehouseError, LookupError):

@@ -122,6 +122,10 @@ BATTLES: dict[str, pl.DataType] = {
     "model_a": pl.String(),
     "model_b": pl.String(),
     "winner": pl.String(),  # one of BATTLE_WINNERS
+    # model_a's share of the win in [0, 1] when the judgement is a number (``--winner-scale``): the number
+    # rescaled, 1 at the scale's model_a end; null for a winner given by name. Added later: files written
+    # before it read it as null (the catalog reads battles by column name).
+    "outcome": pl.Float64(),
     "judge": pl.String(),
     "instance": pl.String(),  # the prompt (``question_id`` in the arena dumps)
     "turn": pl.Int64(),
@@ -132,12 +136,13 @@ BATTLES: dict[str, pl.DataType] = {
     "source_row": pl.Int64(),
 }
 # The columns of a battle a file may give, each read as text (validation parses turn and tstamp).
-BATTLE_FIELDS: tuple[str, ...] = tuple(c for c in BATTLES if c not in ("benchmark", "load_id", "source_row"))
+BATTLE_FIELDS: tuple[str, ...] = tuple(c for c in BATTLES if c not in ("benchmark", "load_id", "source_row", "outcome"))
 # What the battles parser emits: every field as text, with the source ``line`` (null where the
 # format has no lines: Parquet) and ``source_row``; it may add PARSER_REASON.
 PARSED_BATTLES: dict[str, pl.DataType] = {
     "benchmark": pl.String(),
     **{c: pl.String() for c in BATTLE_FIELDS},
+    "outcome": pl.String(),  # the parser's reading of a numeric judgement (transforms.parsers.battles)
     "line": pl.Int64(),
     "source_row": pl.Int64(),
 }

@@ -88,12 +88,20 @@ def empty_relation(schema: dict[str, pl.DataType], extra: tuple[str, ...] = ()) 
     return f"SELECT {', '.join(columns)} WHERE false"
 
 
-def relation(files: str, directory: Path, schema: dict[str, pl.DataType], hive: bool = False) -> str:
-    """A SELECT over the Parquet files matching ``files`` in ``directory``, or an empty typed one."""
+def relation(
+    files: str, directory: Path, schema: dict[str, pl.DataType], hive: bool = False, by_name: bool = False,
+) -> str:
+    """A SELECT over the Parquet files matching ``files`` in ``directory``, or an empty typed one.
+
+    ``by_name``: the files are read by column name over the typed empty relation, so files written before a
+    column of ``schema`` existed read it as null.
+    """
+    extra = ("level",) if hive else ()
     if any(directory.glob(files)):
-        options = ", hive_partitioning = true" if hive else ""
-        return f"SELECT * FROM read_parquet({sql_path(directory / files)}{options})"
-    return empty_relation(schema, ("level",) if hive else ())
+        options = (", hive_partitioning = true" if hive else "") + (", union_by_name = true" if by_name else "")
+        read = f"SELECT * FROM read_parquet({sql_path(directory / files)}{options})"
+        return f"{empty_relation(schema, extra)} UNION ALL BY NAME {read}" if by_name else read
+    return empty_relation(schema, extra)
 
 
 def loads_relation(home: Path) -> str:

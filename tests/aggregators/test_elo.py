@@ -87,3 +87,25 @@ def test_games_played_equal_the_pair_counts():
 def test_bad_parameters_are_named(params, name):
     with pytest.raises(InvalidParameterError, match=f"'{name}'"):
         aggregate("elo", ballots_from_matrix(np.eye(3)), **params)
+
+
+def test_a_voter_of_weight_zero_changes_nothing_over_300_random_cases():
+    """Issue 26: its weight once entered the mean that scales k, and its games the shuffled orders."""
+    rng = np.random.default_rng(26)
+    for _ in range(300):
+        scores = rng.normal(size=(6, 4))
+        weights = rng.integers(1, 4, size=6).astype(float)
+        with_zero = np.vstack([scores, rng.normal(size=(1, 4))])
+        params = {"permutations": 3, "seed": int(rng.integers(1000))}
+        alone = aggregate("elo", ballots_from_matrix(scores, weights), **params)
+        padded = aggregate("elo", ballots_from_matrix(with_zero, np.append(weights, 0.0)), **params)
+        np.testing.assert_allclose(padded["score"].to_numpy(), alone["score"].to_numpy(), atol=1e-9)
+
+
+def test_weights_scale_k_relative_to_the_counted_voters_in_the_natural_order():
+    scores = np.array([[3.0, 2.0, 1.0], [1.0, 3.0, 2.0], [2.0, 1.0, 3.0]])
+    weights = np.array([1.0, 3.0, 0.0])
+    ranking = aggregate("elo", ballots_from_matrix(scores, weights), shuffle=False).sort("system")
+    counted = [(v, a, b) for v, a, b in natural_order(scores) if weights[v] > 0]
+    expected = reference_elo(scores[:2], weights[:2], counted)  # the mean of the counted weights: 2
+    np.testing.assert_allclose(ranking["score"].to_numpy(), expected, atol=1e-9)

@@ -28,4 +28,6 @@ def test_the_benchmark_completes_with_every_case_ranked(tmp_path):
     assert "20 components" in outcomes["own systems"]["bradley_terry"]  # 20 tasks, each with its own systems
     for case in ("own systems", "mixed"):
         assert outcomes[case]["borda_partial"].startswith("ranked")
-    assert outcomes["mteb"]["copeland"] == "ranked 700 systems" and outcomes["mteb"]["borda_partial"] == "ranked 700 systems"
+    # every system is scored on about 10 % of the tasks: coverage is measured against the best-covered one
+    for method in ("mean_available", "borda_partial", "bradley_terry"):
+        assert outcomes["mteb"][method].startswith("ranked 700 systems"), outcomes["mteb"][method]

@@ -45,11 +45,15 @@ def test_the_methods_table_lists_every_registered_method_and_says_which_handle_m
 
 def test_the_defaults_table_names_the_default_methods():
     table = {line.split("|")[1].strip(): line.split("|")[2] for line in section("Methods").splitlines()
-             if line.startswith("| task ") or line.startswith("| instance ") or line.startswith("| battles ")}
-    assert re.findall(r"`([^`]+)`", table["task"]) == [*rank_plan.TASK_DEFAULTS, "borda_partial"]
-    assert re.findall(r"`([^`]+)`", table["instance"]) == [m for m, _ in rank_plan.INSTANCE_DEFAULTS] + ["borda_partial"]
-    assert re.findall(r"`([^`]+)`", table["battles"]) == list(rank_plan.BATTLE_DEFAULTS)
-    assert f"`kemeny` ({rank_plan.DEFAULT_KEMENY_SECONDS:g} s budget)" in table["task"]
+             if line.startswith(("| task level", "| instance level", "| battles "))}
+    names = {shape: [n for n in re.findall(r"`([^`]+)`", cell) if not n.startswith("--")] for shape, cell in table.items()}
+    assert names["task level, complete"] == list(rank_plan.TASK_DEFAULTS)
+    assert names["task level, missing scores"] == list(rank_plan.SPARSE_TASK_DEFAULTS)
+    assert f"at least {'half' if rank_plan.DEFAULT_MIN_COVERAGE == 0.5 else '?'} the voters" in table["task level, missing scores"]
+    assert names["instance level"] == [m for m, _ in rank_plan.INSTANCE_DEFAULTS] + ["borda_partial"]
+    assert names["battles"] == list(rank_plan.TIMED_BATTLE_DEFAULTS)
+    assert [n for n in rank_plan.TIMED_BATTLE_DEFAULTS if n not in rank_plan.BATTLE_DEFAULTS] == ["elo"]  # "when ... time stamps"
+    assert f"`kemeny` ({rank_plan.DEFAULT_KEMENY_SECONDS:g} s budget)" in table["task level, complete"]
 
 
 def test_the_formats_table_lists_every_format():

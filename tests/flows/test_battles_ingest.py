@@ -97,7 +97,8 @@ def test_read_battles_filters_and_order(home):
         ("gpt-4", "claude-2", "model_a"), ("gpt-4", "claude-2", "model_b"),
         ("claude-2", "llama-2-70b", "tie (bothbad)"), ("llama-2-70b", "gpt-4", "model_b"),
     ]
-    assert everything.columns == ["model_a", "model_b", "winner", "tstamp", "judge", "category", "language", "instance"]
+    assert everything.columns == ["model_a", "model_b", "winner", "outcome", "tstamp", "judge", "category", "language",
+                                  "instance"]
     assert read_battles(home, "superglue", judge="gpt-4-judge").get_column("instance").to_list() == ["q3"]
     assert read_battles(home, "superglue", judge=["human", "gpt-4-judge"]).height == 4
     assert read_battles(home, "superglue", category="math", language="German").get_column("instance").to_list() == ["q2"]
@@ -107,3 +108,26 @@ def test_read_battles_filters_and_order(home):
     assert arena.get_column("instance").to_list() == ["p1", "p3"]  # both on 2026-01-05 10:00 UTC, in file order
     with pytest.raises(NoBattlesError, match="'glue' has no battles; benchmarks with battles: arena, superglue"):
         read_battles(home, "glue")
+
+
+def test_numeric_judgements_enter_with_their_scale_and_an_all_quarantined_file_fails(tmp_path, capsys):
+    """805 rows quarantined as 'unknown winner' used to print "1 file(s) loaded" and exit 0 (issue 26)."""
+    dump = tmp_path / "judged.csv"
+    dump.write_text("model_a,model_b,preference\nA,B,1.0000001827\nB,C,1.9\nA,C,1.5\nC,A,2\n")
+    home = str(tmp_path / "home")
+    assert main(["--home", home, "ingest", str(dump), "--benchmark", "judged", "--winner", "preference"]) == 1
+    said = capsys.readouterr()
+    assert "every one of its 4 row(s) was quarantined: unknown winner (4)" in said.out + said.err
+    assert main(["--home", home, "ingest", str(dump), "--benchmark", "judged", "--winner", "preference"]) == 1
+    said = capsys.readouterr()  # the same bytes again: unchanged, and still a failure
+    assert "already loaded, and every one of its 4 row(s) was quarantined" in said.out + said.err
+    args = ["--home", home, "ingest", str(dump), "--benchmark", "judged", "--winner", "preference",
+            "--winner-scale", "1,2", "--tie-band", "0.05"]
+    assert main(args) == 0
+    assert "1 file(s) loaded" in capsys.readouterr().out
+    from scorehouse.warehouse.catalog import connect, query_frame
+
+    with connect(Warehouse(home)) as con:
+        landed = query_frame(con, "SELECT model_a, winner, outcome FROM battles ORDER BY model_a, outcome").rows()
+    assert landed == [("A", "tie", 0.5), ("A", "model_a", pytest.approx(0.9999998173)),
+                      ("B", "model_b", pytest.approx(0.1)), ("C", "model_b", 0.0)]

@@ -118,5 +118,12 @@ def test_refresh_follows_the_same_exit_codes(tmp_path, capsys):
         assert "warning: quarantined 2 row(s): non-numeric score\n" in capsys.readouterr().err
     inbox = tmp_path / "inbox-rejected"
     inbox.mkdir()
+    (inbox / "junk.csv").write_text("not,a,dump\n".encode("utf-16").decode("latin-1"), encoding="latin-1")
+    assert main(["refresh", "--inbox", str(inbox), "--home", str(tmp_path / "wh-rejected")]) == 1  # undecodable
+    # a text file no format recognises is no failure of a scheduled refresh (issue 26): skipped, exit 0
+    inbox = tmp_path / "inbox-unrecognised"
+    inbox.mkdir()
     (inbox / "junk.csv").write_text("not,a,dump\n")
-    assert main(["refresh", "--inbox", str(inbox), "--home", str(tmp_path / "wh-rejected")]) == 1
+    capsys.readouterr()
+    assert main(["refresh", "--inbox", str(inbox), "--home", str(tmp_path / "wh-unrecognised")]) == 0
+    assert "junk.csv: not a score file (unrecognised)" in capsys.readouterr().out

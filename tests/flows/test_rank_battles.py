@@ -56,6 +56,7 @@ def test_default_levels_battles_for_a_battles_benchmark_scores_for_the_others(ar
 def test_battles_default_methods_lineage_and_coverage(arena):
     home, battles = arena
     assert main(["--home", home, "rank", "--benchmark", "arena"]) == 0
+    # the arena's battles have time stamps: Elo is a default beside Bradley-Terry
     snaps = manifests(home, "benchmark = 'arena' AND parameters = '{\"battles\":{\"bothbad\":\"tie\"}}'")
     assert sorted(snaps.get_column("method").unique().to_list()) == ["bradley_terry", "elo"]
     with connect(Warehouse(home)) as con:

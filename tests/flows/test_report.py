@@ -39,7 +39,7 @@ def test_one_section_per_benchmark_with_every_method(page):
     assert [s.attrs["id"] for s in find(elements, "section")] == ["superglue--task", "value--task"]
     heads = {s.attrs["id"]: [t.text for t in find(inside(elements, s), "th") if "data-method" in t.attrs]
              for s in find(elements, "section")}
-    # the default task-level methods in the rank plan's order
+    # the methods ranked (tests/flows/conftest.py), in the rank plan's order
     assert heads == {
         "superglue--task": ["mean", "borda", "kemeny", "copeland", "minimax", "borda_partial"],
         "value--task": ["mean", "borda", "kemeny", "copeland", "minimax", "borda_partial"],

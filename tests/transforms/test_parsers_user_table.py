@@ -78,6 +78,19 @@ def test_wide_tsv_columns_become_tasks_or_metrics(tmp_path):
     assert rows_of(with_metric) == [("b", "f1", "x", None, "A", "3", 2), ("b", "f1", "y", None, "B", "6", 3)]
 
 
+def test_score_columns_given_twice_keep_the_columns_of_both(tmp_path):
+    from scorehouse.transforms.parsers.user_table import score_columns_option, score_globs
+
+    path = write(tmp_path / "wide.tsv", "model\tacc_a\tacc_b\tf1\tsplit\nA\t1\t2\t3\tx\n")
+    both = score_columns_option(["f1", "acc_b"])
+    assert score_globs(both) == ["f1", "acc_b"] and score_columns_option(["acc_*"]) == "acc_*"
+    assert score_globs("[ab]*") == ["[ab]*"]  # a character class is one glob, not a list
+    parsed = parse_table(path, "b", {"system": "model", "score_columns": both})
+    assert rows_of(parsed) == [("b", "acc_b", "score", None, "A", "2", 2), ("b", "f1", "score", None, "A", "3", 2)]
+    with pytest.raises(TableOptionsError, match="no column matching --score-columns 'nope'"):
+        check_table(path, {"system": "model", "score_columns": score_columns_option(["f1", "nope"])})
+
+
 def test_gzipped_csv(tmp_path):
     path = tmp_path / "results.csv.gz"
     path.write_bytes(gzip.compress(LONG_CSV.encode()))

@@ -15,6 +15,32 @@ from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
 FORMATS: dict[str, Format] = {}
 
 SNIFF_BYTES = 64 * 1024
+# The extensions of score dumps: a file bearing one that no format recognises is a rejection even in a
+# folder (a dump that should have been read), while any other unrecognised file of a folder is skipped.
+SCORE_EXTENSIONS = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".parquet", ".pickle", ".pkl", ".score",
+                    ".scores", ".seg", ".sys", ".gz", ".data")
+
+
+class UnrecognisedFormatError(ParseError):
+    """No format recognises the file.  ``skippable`` when it reads as text (or bears no score extension),
+    so a file found in an ingested folder may be skipped as not holding scores
+    (:func:`flows.ingest.read_file`); one given by name stays an error."""
+
+    def __init__(self, file: str | Path, problem: str, skippable: bool) -> None:
+        self.skippable = skippable
+        super().__init__(file, problem)
+
+
+def is_decodable(path: Path, head: bytes) -> bool:
+    """Whether a file no format claims is plainly not a dump: UTF-8 text (a character cut by the sniffed
+    length aside) with nothing visibly wrong, or bytes without a score extension (an image, an archive)."""
+    if what_is_wrong(head) is not None:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start >= len(head) - 3 and error.reason == "unexpected end of data"
+    return True
 
 
 def register_format(fmt: Format) -> Format:
@@ -67,10 +93,12 @@ def detect_format(path: Path) -> Format:
         return matches[0]
     if not matches:
         why = what_is_wrong(head)
-        raise ParseError(
+        text = is_decodable(path, head)
+        raise UnrecognisedFormatError(
             path,
             "unrecognised format" + (f" ({why})" if why else "") + "; pass --format with one of: "
             + ", ".join(sorted(FORMATS)),
+            skippable=text or not path.name.lower().endswith(SCORE_EXTENSIONS),
         )
     raise ParseError(
         path,
@@ -116,6 +144,7 @@ from scorehouse.transforms.parsers import (  # noqa: E402,F401
     instance_long,
     instance_parquet,
     instance_wide,
+    json_path,
     leaderboard_rankingnlp,
     leaderboard_value,
     leaderboard_votenrank,

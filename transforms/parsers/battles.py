@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -49,6 +51,11 @@ ROLES: dict[str, tuple[str, ...]] = {
     "tstamp": ("tstamp", "timestamp"),
 }
 REQUIRED = ("model_a", "model_b", "winner")
+# The options of a numeric judgement (``--winner-scale A,B``, ``--tie-band W``): kept in the mapping beside the
+# roles, so the manifest records them and ``--reparse`` reads the file the same way.
+SCALE_OPTIONS = ("winner_scale", "tie_band")
+# The tie band is compared with this much room, relative to the scale's length: 1.6 - 1.5 is 0.10000000000000009.
+TIE_TOLERANCE = 1e-9
 # The one-hot winner of the arena-human-preference tables: winner value -> its 0/1 column.
 ONE_HOT = {"model_a": "winner_model_a", "model_b": "winner_model_b", "tie": "winner_tie"}
 # Compared lowercased: R and Excel write TRUE/FALSE, Python True/False, Parquet booleans true/false.
@@ -108,8 +115,56 @@ def winner_column(roles: dict[str, str | None]) -> tuple[pl.Expr, pl.Expr | None
     return winner, pl.when(winner.is_null()).then(given)
 
 
+@dataclass(frozen=True)
+class WinnerScale:
+    """A numeric judgement's scale: ``a`` means model_a wins, ``b`` model_b wins, within ``band`` of the midpoint a tie."""
+
+    a: float
+    b: float
+    band: float = 0.0
+
+    @classmethod
+    def of(cls, path: Path | str, options: dict[str, str]) -> WinnerScale | None:
+        """The scale of the mapping's options (None without ``winner_scale``); ParseError when it cannot be read."""
+        if "winner_scale" not in options:
+            if "tie_band" in options:
+                raise ParseError(path, "--tie-band goes with --winner-scale A,B (a numeric judgement)")
+            return None
+        ends = options["winner_scale"].split(",")
+        try:
+            a, b = (float(end) for end in ends)
+            band = float(options.get("tie_band", "0"))
+        except ValueError:
+            raise ParseError(path, f"--winner-scale {options['winner_scale']!r} --tie-band {options.get('tie_band', '0')!r}: "
+                             "give two numbers A,B (A: model_a wins, B: model_b wins) and a number W >= 0") from None
+        if not (math.isfinite(a) and math.isfinite(b) and a != b and math.isfinite(band) and 0 <= band < abs(b - a) / 2):
+            raise ParseError(path, f"--winner-scale {a:g},{b:g} --tie-band {band:g}: the ends must differ and the tie "
+                             "band must be >= 0 and less than half the scale")
+        return cls(a, b, band)
+
+    def read(self, text: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+        """(winner, outcome as text, reason) of the judgement ``text``: the winner by the end it is nearer to
+        (a tie within the band of the midpoint, ends included), model_a's share ``(x - b) / (a - b)``, and why a
+        row cannot be read (not a number, outside the scale)."""
+        value = text.str.strip_chars().cast(pl.Float64, strict=False)
+        low, high, middle = min(self.a, self.b), max(self.a, self.b), (self.a + self.b) / 2
+        room = self.band + TIE_TOLERANCE * (high - low)
+        toward_a = (value - middle) * (1 if self.a > self.b else -1) > 0
+        winner = (pl.when((value - middle).abs() <= room).then(pl.lit("tie"))
+                  .when(toward_a).then(pl.lit("model_a")).otherwise(pl.lit("model_b")))
+        share = ((value - self.b) / (self.a - self.b)).clip(0.0, 1.0) + 0.0  # + 0.0: no -0.0 at the model_b end
+        quoted = pl.format("'{}'", text.str.slice(0, 80))
+        scale = f"--winner-scale {self.a:g},{self.b:g}"
+        reason = (pl.when(text.is_null() | (text.str.strip_chars() == "")).then(pl.lit(f"empty judgement ({scale})"))
+                  .when(value.is_null() | ~value.is_finite()).then(pl.format(f"non-numeric judgement {{}} ({scale})", quoted))
+                  .when((value < low) | (value > high))
+                  .then(pl.format(f"judgement {{}} outside the scale {low:g} to {high:g} ({scale})", quoted)))
+        # A row that cannot be read keeps its judgement as given, for the quarantine to show.
+        return pl.when(reason.is_null()).then(winner).otherwise(text), share.cast(pl.String), reason
+
+
 def battle_rows(path: Path, frame: pl.DataFrame, present: set[str], benchmark: str | None,
-                columns: dict[str, str]) -> Parsed:
+                columns: dict[str, str], scale: WinnerScale | None = None) -> Parsed:
     """The parsed battles of ``frame`` (text columns and ``line``) read from ``path``."""
     if benchmark is None:
         if not ARENA_FILE.match(path.name):
@@ -125,13 +180,18 @@ def battle_rows(path: Path, frame: pl.DataFrame, present: set[str], benchmark: s
             f"{', '.join(ONE_HOT.values())}); map other names with --model-a, --model-b, --winner",
         )
     winner, flag = winner_column(roles)
+    outcome = pl.lit(None, dtype=pl.String)
+    if scale is not None:
+        if roles["winner"] is None:
+            raise ParseError(path, "--winner-scale reads a numeric judgement: name its column with --winner COL")
+        winner, outcome, flag = scale.read(winner)
     fields = {
         role: winner if role == "winner" else pl.lit(None, dtype=pl.String) if roles[role] is None else pl.col(roles[role])
         for role in BATTLE_FIELDS
     }
     reason = {PARSER_REASON: flag} if flag is not None else {}
     rows = frame.select(
-        benchmark=pl.lit(benchmark), **fields, line=pl.col("line"),
+        benchmark=pl.lit(benchmark), **fields, outcome=outcome, line=pl.col("line"),
         source_row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64), **reason,
     )
     return Parsed(rows, table=BATTLES_TABLE)
@@ -202,8 +262,11 @@ def read_json(path: Path, text: str, columns: dict[str, str]) -> tuple[pl.DataFr
     return frame, present
 
 
-def parse_mapped(path: Path, benchmark: str | None, columns: dict[str, str]) -> Parsed:
-    """The battles of ``path`` with the roles of ``columns`` (role -> the file's column) mapped."""
+def parse_mapped(path: Path, benchmark: str | None, mapping: dict[str, str]) -> Parsed:
+    """The battles of ``path`` with the roles of ``mapping`` (role -> the file's column) mapped, and its judgement
+    read on the scale of its options (:data:`SCALE_OPTIONS`) when it is a number."""
+    scale = WinnerScale.of(path, mapping)
+    columns = {role: column for role, column in mapping.items() if role not in SCALE_OPTIONS}
     with open(path, "rb") as handle:
         magic = handle.read(4)
     if magic == MAGIC:
@@ -213,7 +276,7 @@ def parse_mapped(path: Path, benchmark: str | None, columns: dict[str, str]) -> 
     else:
         frame = read_csv_records(path, text)
         present = set(frame.columns) - {"line"}
-    return battle_rows(path, frame, present, benchmark, columns)
+    return battle_rows(path, frame, present, benchmark, columns, scale)
 
 
 def parse(path: Path, benchmark: str | None) -> Parsed:

@@ -16,7 +16,10 @@ any of them raises :class:`ParseError` with that reason (see
   from a score file, not scores;
 - WMT DA ``adwilcox-<lp>.csv``: the matrix of Wilcoxon rank-sum p-values
   between every two systems' human scores (a significance test of the
-  scores in ``ad-sys-scores-<lp>.csv``, not scores of systems).
+  scores in ``ad-sys-scores-<lp>.csv``, not scores of systems);
+- mteb 2.x's ``run_settings.jsonl`` beside a model's results: the settings of
+  each evaluation run (one JSON object per line), not scores.  (``model_meta.json``
+  is read by the MTEB formats as the systems' metadata.)
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ COCO_METADATA = re.compile(rb"^\s*(- )?elapsedTime:\s*[\d.]+\s*\n\s*exitCode:\s*
 NAME_LIST = re.compile(rb"^([^\s/\\:,;]+\n)*[^\s/\\:,;]+\n?$")
 CAPTION_JUDGMENTS = re.compile(rb'^\s*\{\s*"[^"\\]*"\s*:\s*\{\s*"(refs|cand|score)"\s*:')
 WILCOXON_NAME = re.compile(r"^adwilcox-[a-z]+\.csv$")
+MTEB_RUN_SETTINGS = "run_settings.jsonl"
 EXPERIMENT_OUTPUT = re.compile(rb'^\s*\{\s*"file"\s*:\s*"(?P<file>[^"\\]*)"\s*,\s*"(seed|sample)"\s*:')
 
 
@@ -66,6 +70,17 @@ def is_wilcoxon_matrix(path: Path, head: bytes) -> bool:
     lines = head.decode("utf-8", "replace").split("\n")
     systems = lines[0].split()
     return lines[0].startswith(" ") and len(lines) > 1 and lines[1].split()[:1] == systems[:1]
+
+
+def is_mteb_run_settings(path: Path, head: bytes) -> bool:
+    return path.name == MTEB_RUN_SETTINGS and head.lstrip()[:1] == b"{"
+
+
+def mteb_run_settings(path: Path) -> str:
+    return (
+        "mteb 2.x run settings (the configuration of each evaluation run, one JSON object per line), not scores; "
+        "the scores are the <Task>.json results next to it"
+    )
 
 
 def coco_metadata(path: Path) -> str:
@@ -123,6 +138,7 @@ KINDS: tuple[tuple[Callable[[Path, bytes], bool], Callable[[Path], str]], ...] =
     (is_caption_judgments, caption_judgments),
     (is_experiment_output, experiment_output),
     (is_wilcoxon_matrix, wilcoxon_matrix),
+    (is_mteb_run_settings, mteb_run_settings),
 )
 
 
@@ -137,7 +153,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
         if recognise(path, head):
             raise NotScoresError(path, explain(path))
     raise ParseError(path, "not one of the known non-score files (COCO metadata, id.txt, caption judgments, "
-                     "experiment outputs); pass another --format")
+                     "experiment outputs, Wilcoxon matrices, mteb run settings); pass another --format")
 
 
 FORMAT = register_format(
@@ -147,6 +163,6 @@ FORMAT = register_format(
         sniff=sniff,
         parse=parse,
         description="files known to hold no scores of systems (COCO metadata and id.txt, flickr.json, "
-        "MissingDataRanking correlation outputs, WMT DA Wilcoxon p-values): skipped with the reason",
+        "MissingDataRanking correlation outputs, WMT DA Wilcoxon p-values, mteb 2.x run_settings.jsonl): skipped with the reason",
     )
 )

@@ -15,14 +15,17 @@ the parser receives those names as a mapping role -> source column
     ``score``    the column holding the score.
 
 **Wide**, ``score_columns`` given: a glob (``*``, ``?``, ``[...]``) over the
-column names; every matching column (other than the named ones) holds scores,
+column names, or several (``--score-columns`` repeated: a column matching any of
+them; each must match one); every matching column (other than the named ones) holds scores,
 and its name fills whichever of task and metric no column names: the task
 when neither ``task`` nor ``metric`` is given (metric ``score``) or when
 ``metric`` is, the metric when ``task`` is.  Naming both leaves no place for
 the column's name and is refused.
 
 File types, by extension: ``.csv``, ``.tsv`` (both optionally ``.gz``, read
-strictly with the line of every record, :mod:`transforms.parsers.text`),
+strictly with the line of every record, :mod:`transforms.parsers.text`; a TSV
+whose header separates its names by blanks is read with every run of blanks and
+tabs as one separator, so names and cells hold no blanks there),
 ``.jsonl``/``.ndjson`` (one JSON object per line, every value read as text: a
 JSON number in Polars' spelling, ``1e-3`` as ``0.001``) and ``.parquet``
 (typed: numeric score columns stay numbers, no lines).
@@ -126,6 +129,18 @@ def task_of_file(path: Path) -> str:
     return name
 
 
+def spaced_header(kind: str, first: str) -> bool:
+    """Whether a TSV's header line separates its names by blanks, not tabs (segment-score files write
+    ``system score segment`` over rows of ``system<TAB>score<SPACE>segment``)."""
+    return kind == "\t" and "\t" not in first and len(first.split()) > 1
+
+
+def blank_separated(text: str) -> str:
+    """TSV text whose fields are separated by runs of blanks and tabs, as text separated by one tab per field
+    (leading and trailing blanks of a line dropped; the lines stay where they were)."""
+    return re.sub(r"[ \t]+", "\t", re.sub(r"^[ \t]+|[ \t]+$", "", text, flags=re.MULTILINE))
+
+
 def header_of(path: Path) -> list[str]:
     """The column names of ``path`` without reading its rows where the type allows (for checking options early)."""
     kind = table_type(path)
@@ -134,6 +149,8 @@ def header_of(path: Path) -> list[str]:
     if kind == "jsonl":
         return list(jsonl_columns(path, read_text(path)))
     first = read_head(path).decode("utf-8", "replace").lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    if spaced_header(kind, first):
+        return first.split()
     return next(csv.reader([first], delimiter=kind), [])
 
 
@@ -152,11 +169,27 @@ def score_columns(path: Path, header: list[str], columns: dict[str, str]) -> lis
     if "score" in columns:
         return [columns["score"]]
     named = {c for role, c in columns.items() if role != "score_columns"}
-    pattern = re.compile(glob_regex(columns["score_columns"]))
-    matched = [c for c in header if pattern.match(c) and c not in named]
-    if not matched:
-        raise missing(f"no column matching {ROLES['score_columns']} {columns['score_columns']!r} is")
-    return matched
+    globs = score_globs(columns["score_columns"])
+    for glob in globs:
+        if not any(re.match(glob_regex(glob), c) and c not in named for c in header):
+            raise missing(f"no column matching {ROLES['score_columns']} {glob!r} is")
+    patterns = [re.compile(glob_regex(glob)) for glob in globs]
+    return [c for c in header if c not in named and any(p.match(c) for p in patterns)]
+
+
+def score_globs(value: str) -> list[str]:
+    """The globs of a ``score_columns`` mapping: one glob, or several (``--score-columns`` given more than once)
+    kept as a JSON array, so a mapping of one glob keeps the text (and the load id) it always had."""
+    try:
+        globs = json.loads(value) if value.startswith("[") else None
+    except json.JSONDecodeError:
+        globs = None  # a glob that starts with a character class: "[ab]*"
+    return globs if isinstance(globs, list) and all(isinstance(g, str) for g in globs) else [value]
+
+
+def score_columns_option(globs: list[str]) -> str:
+    """The mapping value of the ``--score-columns`` globs (:func:`score_globs` reads it back)."""
+    return globs[0] if len(globs) == 1 else json.dumps(globs)
 
 
 def check_table(path: Path, columns: dict[str, str]) -> None:
@@ -203,7 +236,10 @@ def read_table(path: Path) -> pl.DataFrame:
         return pl.read_parquet(path).with_columns(pl.lit(None, dtype=pl.Int64).alias(LINE))
     if "line" in header_of(path):  # the shared CSV reader keeps each record's line under that name
         raise ParseError(path, "a column named 'line' cannot be read from a CSV or TSV table; rename it", 1)
-    return read_csv_records(path, read_text(path), kind).rename({"line": LINE})
+    text = read_text(path)
+    if spaced_header(kind, text.split("\n", 1)[0]):
+        text = blank_separated(text)
+    return read_csv_records(path, text, kind).rename({"line": LINE})
 
 
 def value_columns(frame: pl.DataFrame, names: list[str]) -> list[pl.Expr]:

@@ -1,0 +1,73 @@
+"""``scorehouse rank`` on a leaderboard with missing scores: the defaults chosen for its shape are printed and kept
+in the snapshots, a system below the minimum coverage is listed and not ranked, --only-task selects voters;
+battles without time stamps rank with Bradley-Terry, and Elo asked for averages seeded orders and says so."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scorehouse.cli import main
+from tests.flows.conftest import sql
+
+# A code leaderboard: four tasks; "tiny" is scored on one task only, where it is best.
+LEADERBOARD = """model,humaneval,mbpp,ds1000,apps
+big,80,75,60,40
+mid,70,65,50,30
+small,60,55,,20
+tiny,99,,,
+"""
+
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> str:
+    home = str(tmp_path / "home")
+    table = tmp_path / "code.csv"
+    table.write_text(LEADERBOARD)
+    # --score-columns given three times keeps the columns of all three (it once kept the last only)
+    assert main(["--home", home, "ingest", str(table), "--benchmark", "code", "--system", "model",
+                 "--score-columns", "humaneval", "--score-columns", "mbpp", "--score-columns", "[ad]*"]) == 0
+    return home
+
+
+def test_sparse_defaults_are_printed_and_kept_and_a_low_coverage_system_is_listed_not_ranked(home, capsys):
+    capsys.readouterr()
+    assert main(["--home", home, "rank", "--benchmark", "code"]) == 0
+    out = capsys.readouterr().out
+    assert "default methods for missing scores: mean, mean_available, borda_partial, bradley_terry" in out
+    assert "not ranked: 1 system(s) scored on fewer than 0.5 of the 4 voters (--min-coverage): tiny (1/4)" in out
+    snapshots = sql(home, "SELECT method, parameters, notes FROM snapshots ORDER BY method")
+    for method, parameters, notes in snapshots.rows():
+        assert json.loads(parameters) == {"min_coverage": 0.5}, method
+        assert notes[0] == "a default method for missing scores data", method
+    ranked = sql(home, "SELECT method, system, rank FROM rankings WHERE method = 'mean_available' ORDER BY rank")
+    # (80+75+60+40)/4 = 63.75, (70+65+50+30)/4 = 53.75, (60+55+20)/3 = 45: tiny's 99 is not ranked
+    assert ranked.select("system", "rank").rows() == [("big", 1), ("mid", 2), ("small", 3)]
+    assert sql(home, "SELECT system FROM rankings WHERE method = 'mean'").get_column("system").sort().to_list() == [
+        "big", "mid"]  # the complete systems only
+
+
+def test_only_task_selects_the_voters_and_is_recorded(home, capsys):
+    args = ["--home", home, "rank", "--benchmark", "code", "--method", "mean", "--only-task", "humaneval",
+            "--only-task", "m*", "--min-coverage", "1"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "tiny (1/2)" in out  # scored on humaneval only of the two selected tasks
+    [parameters] = sql(home, "SELECT parameters FROM snapshots").get_column("parameters").to_list()
+    assert json.loads(parameters) == {"min_coverage": 1.0, "only_task": ["humaneval", "m*"]}
+    scores = sql(home, "SELECT system, score FROM rankings ORDER BY rank").rows()
+    assert scores == [("big", 77.5), ("mid", 67.5), ("small", 57.5)]
+
+
+def test_battles_without_time_stamps_rank_with_bradley_terry_and_elo_says_it_shuffles(tmp_path, capsys):
+    home = str(tmp_path / "home")
+    battles = tmp_path / "star.csv"
+    battles.write_text("model_a,model_b,winner\n" + "ref,a,model_b\n" * 3 + "ref,b,model_a\n" * 3 + "a,b,model_a\n")
+    assert main(["--home", home, "ingest", str(battles), "--benchmark", "star"]) == 0
+    assert main(["--home", home, "rank", "--benchmark", "star"]) == 0
+    assert "default methods for battles without time stamps: bradley_terry" in capsys.readouterr().out
+    assert main(["--home", home, "rank", "--benchmark", "star", "--method", "elo"]) == 0
+    assert "the battles have no time stamps, so their order is only the file's" in capsys.readouterr().out
+    parameters = json.loads(sql(home, "SELECT parameters FROM snapshots WHERE method = 'elo'").item())
+    assert (parameters["shuffle"], parameters["permutations"], parameters["seed"]) == (True, 20, 0)
