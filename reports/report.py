@@ -127,9 +127,7 @@ def _method_key(snapshot: tuple[dict[str, Any], pl.DataFrame]) -> tuple[Any, ...
 def method_label(manifest: dict[str, Any]) -> str:
     """``borda (two-level)``, ``elo [k=16]``: the method as the terminal leaderboard names it
     (:attr:`transforms.rank_plan.MethodRun.label`: parameters only where they differ from the defaults)."""
-    params = json.loads(manifest["parameters"] or "{}")
-    two_step = bool(params.pop("two_step", False))
-    return MethodRun(manifest["method"], params, two_step=two_step).label
+    return MethodRun.from_parameters(manifest["method"], json.loads(manifest["parameters"] or "{}")).label
 
 
 def _columns(snapshots: list[tuple[dict[str, Any], pl.DataFrame]]) -> tuple[MethodColumn, ...]:

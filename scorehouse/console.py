@@ -126,15 +126,25 @@ def print_rankings(outcomes, verbose: bool = False, brief: bool = False) -> int:
                 print(f"default methods for {outcome.defaults}: {', '.join(m.run.label for m in outcome.methods)}")
             print_frame(side_by_side(done), max_rows=30)
             print(sorted_by(done))
+        if not brief:
+            print_notes(outcome.methods)
         for m in outcome.methods:
-            for note in m.notes if verbose else ():
-                print(f"  {m.run.label}: {note}")
             if m.skipped and verbose:
                 print(f"  {m.run.label}: skipped: {m.skipped}")
             if m.error:
                 failures += 1
                 print(f"  {outcome.benchmark}: {m.run.label}: not ranked: {m.error}", file=sys.stderr)
     return failures
+
+
+def print_notes(methods) -> None:  # noqa: ANN001 - flows.rank.MethodOutcome list
+    """Each note of the methods once, with the methods it concerns (what was left out is often the same for all)."""
+    said: dict[str, list[str]] = {}
+    for m in methods:
+        for note in m.notes:
+            said.setdefault(note, []).append(m.run.label)
+    for note, labels in said.items():
+        print(f"  {', '.join(labels)}: {note}")
 
 
 def rankings_frame(outcomes):  # noqa: ANN001, ANN201 - flows.rank.BenchmarkOutcome list -> a polars frame

@@ -99,6 +99,15 @@ class MethodRun:
         """
         return cls(method, {**DEFAULT_PARAMS.get(method, {}), **(params or {})}, two_step)
 
+    @classmethod
+    def from_parameters(cls, method: str, parameters: dict[str, Any]) -> MethodRun:
+        """The run a snapshot's recorded ``parameters`` (:attr:`parameters`) describe."""
+        params = dict(parameters)
+        two_step = bool(params.pop("two_step", False))
+        min_coverage = params.pop("min_coverage", None)
+        only = tuple((key, tuple(params.pop(key))) for key in ("only_task", "only_metric") if key in params)
+        return cls(method, params, two_step, min_coverage=min_coverage, only=only)
+
     @property
     def label(self) -> str:
         """``kemeny``, ``borda (two-level)``, ``elo [k=16]``: the parameters only where they differ from the defaults."""
