@@ -262,7 +262,12 @@ class Warehouse:
         return conform(frame, LOADS).with_columns(frame.get_column("is_current"))
 
     def current_coverage(self) -> pl.DataFrame:
-        """The coverage (:data:`COVERAGE`) of the current loads, backfilled for batches written before it existed.
+        """The coverage (:data:`COVERAGE`) of the current loads, backfilled for batches written before it existed."""
+        return conform(self.coverage_scan().collect(), COVERAGE)
+
+    def coverage_scan(self) -> pl.LazyFrame:
+        """:meth:`current_coverage` as a scan, for readers that keep a few columns or a summary of it (the
+        coverage has a row per scored (task, metric, system): tens of millions for MTEB's subsets).
 
         One file per batch, read once however many of its loads are current.
         """
@@ -281,9 +286,9 @@ class Warehouse:
                 atomic.write_parquet(coverage_of(leveled), path)
             paths.append(path)
         if not paths:
-            return pl.DataFrame(schema=COVERAGE)
+            return pl.DataFrame(schema=COVERAGE).lazy()
         loads = current.get_column("load_id").implode()
-        return conform(pl.scan_parquet(paths).filter(pl.col("load_id").is_in(loads)).collect(), COVERAGE)
+        return pl.scan_parquet(paths).select(list(COVERAGE)).filter(pl.col("load_id").is_in(loads))
 
     def declare_metric_rules(self, rules: pl.DataFrame) -> None:
         """Put ``rules`` (:data:`METRIC_RULES`) first in ``declared_metric_rules.csv``, replacing earlier rules
