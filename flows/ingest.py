@@ -31,12 +31,13 @@ from scorehouse.transforms.validate import reason_counts, validate_loads
 from scorehouse.transforms.validate_battles import ValidatedBattles, validate_battles
 from scorehouse.flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from scorehouse.flows.common import io_task, refresh_catalog
-from scorehouse.flows.ingest_plan import BATCH_FILES, FilePlan, batches, plan_files
+from scorehouse.flows.ingest_plan import BATCH_FILES, FilePlan, batches, indexed_rows, plan_files
 from scorehouse.flows.lineage import (
     ReparseError, benchmark_option, folder_of, lineage_notices, load_id_of, mapping_of, stale_loads,
 )
 from scorehouse.flows.progress import progress as progress_of
 from scorehouse.flows.runners import map_tasks
+from scorehouse.warehouse.file_index import record_files
 from scorehouse.warehouse.names import check_benchmark_name
 from scorehouse.warehouse.schema import QUARANTINE, SCORES
 from scorehouse.warehouse.storage import LoadRecord, NewLoad, RawMissingError, Warehouse, partition_names
@@ -421,10 +422,11 @@ def validated_loads(parsed: list[ParsedFile]) -> list[NewLoad]:
     scores, quarantine = {}, {}
     for kind in set(typed):
         group = [new for new, t in zip(parsed, typed, strict=True) if t == kind]
-        rows = pl.concat(
-            [new.parsed.rows.with_columns(file=pl.lit(new.record.file_name), load_id=pl.lit(new.record.load_id))
-             for new in group],
-            how="diagonal_relaxed",
+        heights = pl.Series([new.parsed.rows.height for new in group], dtype=pl.UInt32)
+        rows = pl.concat([new.parsed.rows for new in group], how="diagonal_relaxed").with_columns(
+            # each load's name repeated over its rows: two columns for the batch, not two per file
+            file=pl.Series([new.record.file_name for new in group], dtype=pl.String).repeat_by(heights).explode(),
+            load_id=pl.Series([new.record.load_id for new in group], dtype=pl.String).repeat_by(heights).explode(),
         )
         checked = validate_loads(rows)
         scores.update(checked.scores.partition_by("load_id", as_dict=True, maintain_order=True))
@@ -494,6 +496,9 @@ def ingest_files(
                 outcomes[index] = replace(first, path=plan.origin, status=status, benchmarks=(), rows_in=0,
                                           rows_landed=0, rows_quarantined=0, quarantine_reasons={}, problems=())
                 done(f"{plan.path.name} {status}")
+    formats = [o.format if o.status in ("loaded", "unchanged") else None for o in outcomes]
+    with warehouse.write_lock():
+        record_files(warehouse.home, indexed_rows(plans, formats))
     return outcomes
 
 

@@ -84,8 +84,14 @@ class LoadRecord:
 
     def frame(self, loaded_at: datetime, batch: str | None = None) -> pl.DataFrame:
         """The manifest row, in the batch ``batch`` (default: a batch of this load alone)."""
-        row = {**self.__dict__, "loaded_at": loaded_at, "batch_id": batch or self.load_id}
-        return conform(pl.DataFrame([row]), LOADS)
+        return manifest_frame([(self, loaded_at)], batch or self.load_id)
+
+
+def manifest_frame(records: list[tuple[LoadRecord, datetime]], batch: str) -> pl.DataFrame:
+    """The manifest rows (:data:`LOADS`) of loads made at their times, in the batch ``batch``: one frame built
+    from all the rows (a frame per row costs a query plan each, thousands per batch of small files)."""
+    rows = [{**record.__dict__, "loaded_at": loaded_at, "batch_id": batch} for record, loaded_at in records]
+    return conform(pl.DataFrame(rows, schema={c: LOADS[c] for c in rows[0]}), LOADS)
 
 
 @dataclass(frozen=True)
@@ -199,7 +205,7 @@ class Warehouse:
         if layouts:
             atomic.write_parquet(pl.concat(layouts), self.dir("segment_layouts") / f"{batch}.parquet")
         atomic.write_parquet(coverage_of(leveled), self.dir("coverage") / f"{batch}.parquet")
-        manifests = pl.concat([new.record.frame(new.loaded_at, batch) for new in loads])
+        manifests = manifest_frame([(new.record, new.loaded_at) for new in loads], batch)
         atomic.write_parquet(manifests, self.dir("loads") / f"{batch}.parquet")
 
     def remove_uncommitted(self) -> None:

@@ -202,17 +202,19 @@ def parse_results(paths: list[Path], benchmark: str | None) -> list[Parsed | Par
         notes[i] = [f"revision {path.parent.name} (mteb {doc.get('mteb_version')})"]
         if not cells.add(i, task, splits, header):
             notes[i].append(f"no main_score in the {evaluation_split(splits)!r} split: {task} has no ranked headline")
-    by_file = cells.frame().partition_by("file", as_dict=True)
+    leaves = cells.frame()
+    systems = pl.Series([system_of(p) for p in paths], dtype=pl.String).gather(leaves.get_column("file"))
+    rows = leaves.select(
+        "file", benchmark=pl.lit(benchmark or BENCHMARK), task="task", metric="metric",
+        instance=pl.lit(None, PARSED_ROWS["instance"]), system=systems, value="value", line=pl.lit(None, PARSED_ROWS["line"]),
+    )
+    by_file = rows.partition_by("file", as_dict=True, include_key=False)  # in the parsed rows' schema already
     for i, problems in notes.items():
-        rows = by_file.get((i,))
-        if rows is None:
+        found = by_file.get((i,))
+        if found is None:
             outcomes[i] = ParseError(paths[i], "an MTEB result without any numeric score; is it complete?")
             continue
-        outcomes[i] = Parsed(rows.select(
-            benchmark=pl.lit(benchmark or BENCHMARK), task="task", metric="metric",
-            instance=pl.lit(None, PARSED_ROWS["instance"]), system=pl.lit(system_of(paths[i])), value="value",
-            line=pl.lit(None, PARSED_ROWS["line"]),
-        ), tuple(problems))
+        outcomes[i] = Parsed(found, tuple(problems))
     return outcomes
 
 
