@@ -40,7 +40,7 @@ from scorehouse.flows.runners import map_tasks
 from scorehouse.warehouse.file_index import record_files
 from scorehouse.warehouse.names import check_benchmark_name
 from scorehouse.warehouse.schema import QUARANTINE, SCORES
-from scorehouse.warehouse.storage import LoadRecord, NewLoad, RawMissingError, Warehouse, partition_names
+from scorehouse.warehouse.storage import LoadRecord, NewLoad, RawMissingError, Warehouse
 
 # Files in a data folder that document it rather than hold scores.
 DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")
@@ -190,8 +190,10 @@ def load_record(
     and the problems to report; ``origin`` is the file it came from, ``reverts`` the earlier load of the same
     bytes this load makes current again, ``columns`` the user's column mapping (role -> the file's column)
     for formats that take one.  Raises when the rows cannot name a partition."""
-    partition_names(parsed.rows)
-    benchmarks = ",".join(parsed.benchmarks)
+    named = parsed.benchmarks
+    for name in named:  # each names a partition folder (a query of the rows' benchmarks per file, not two)
+        check_benchmark_name(name)
+    benchmarks = ",".join(named)
     record = LoadRecord(
         load_id=load_id,
         source=f"{fmt.name}:{benchmarks}:{source_name(path, fmt)}",
@@ -432,9 +434,10 @@ def validated_loads(parsed: list[ParsedFile]) -> list[NewLoad]:
         scores.update(checked.scores.partition_by("load_id", as_dict=True, maintain_order=True))
         quarantine.update(checked.quarantine.partition_by("load_id", as_dict=True, maintain_order=True))
     out = []
+    no_scores, no_quarantine = pl.DataFrame(schema=SCORES), pl.DataFrame(schema=QUARANTINE)  # once, not per load
     for new in parsed:
         key = (new.record.load_id,)
-        landed, held = scores.get(key, pl.DataFrame(schema=SCORES)), quarantine.get(key, pl.DataFrame(schema=QUARANTINE))
+        landed, held = scores.get(key, no_scores), quarantine.get(key, no_quarantine)
         record = replace(new.record, rows_landed=landed.height, rows_quarantined=held.height)
         out.append(NewLoad(record, landed, held, new.read_at, new.parsed.systems, new.parsed.segment_layouts))
     return out
