@@ -29,6 +29,7 @@ are each decided against the loads before the run:
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,7 +38,7 @@ import polars as pl
 
 from scorehouse.transforms.parsers import FORMATS, Format, choose_format
 from scorehouse.flows.lineage import folder_of, load_id_of, revert_id
-from scorehouse.warehouse.file_index import known_files, stat_frame
+from scorehouse.warehouse.file_index import FILE_INDEX, known_files, stat_frame
 from scorehouse.warehouse.schema import UNVERSIONED_PARSER
 from scorehouse.warehouse.storage import Warehouse, sha256_of
 
@@ -62,6 +63,7 @@ class FilePlan:
     reverts: str | None = None  # the load a read makes current again
     same_as: int | None = None  # index of the file of this run with the same load
     indexed: bool = False  # hash and format taken from the file index (not read this run)
+    stat: tuple[int, ...] = ()  # the file's (mtime_ns, ctime_ns, inode, stated_ns) before it was hashed
 
 
 def plan_files(
@@ -90,8 +92,9 @@ def plan_files(
             candidates.append((i, version, fmt.parser_version,
                                load_id_of(sha, fmt.name, benchmark, folder, version, columns), fmt.name, sha))
     sizes = stats.get_column("size").to_list()
-    plans = [FilePlan(p, o, s, n, "read", indexed=i in indexed)
-             for i, (p, o, s, n) in enumerate(zip(paths, origins, shas, sizes, strict=True))]
+    stated = stats.select("mtime_ns", "ctime_ns", "inode", "indexed_ns").rows()
+    plans = [FilePlan(p, o, s, n, "read", indexed=i in indexed, stat=t)
+             for i, (p, o, s, n, t) in enumerate(zip(paths, origins, shas, sizes, stated, strict=True))]
     if not candidates:
         return plans
     frame = pl.DataFrame(candidates, schema=["file", "version", "current", "load_id", "format", "sha256"], orient="row")
@@ -124,18 +127,21 @@ def format_of(path: Path, format: str | None, trust_pickle: bool, indexed: str |
 
 def indexed_rows(plans: list[FilePlan], formats: list[str | None]) -> pl.DataFrame:
     """File-index rows (:data:`warehouse.file_index.FILE_INDEX`) of the plans hashed this run whose loads exist
-    (``formats[i]`` is the format of plan ``i``'s load, None when it has none): stat'ed again now, and kept
-    only when nothing changed since the plan (same size and modification time)."""
+    (``formats[i]`` is the format of plan ``i``'s load, None when it has none), with the stat taken before
+    the hash: a file changed since then has a newer change time, so it does not match next time."""
     chosen = [(p, f) for p, f in zip(plans, formats, strict=True)
               if f is not None and not p.indexed and str(p.path) == p.origin]
-    if not chosen:
-        return pl.DataFrame()
-    now = stat_frame([p.path for p, _ in chosen], time.time_ns())
-    return now.with_columns(
-        sha256=pl.Series([p.sha for p, _ in chosen], dtype=pl.String),
-        format=pl.Series([f for _, f in chosen], dtype=pl.String),
-        planned=pl.Series([p.size for p, _ in chosen], dtype=pl.Int64),
-    ).filter(pl.col("size") == pl.col("planned")).drop("planned")
+    columns = ("mtime_ns", "ctime_ns", "inode", "indexed_ns")
+    return pl.DataFrame(
+        {
+            "path": [os.path.abspath(p.path) for p, _ in chosen],
+            "size": [p.size for p, _ in chosen],
+            **{c: [p.stat[k] for p, _ in chosen] for k, c in enumerate(columns)},
+            "sha256": [p.sha for p, _ in chosen],
+            "format": [f for _, f in chosen],
+        },
+        schema=FILE_INDEX,
+    )
 
 
 def _decide(candidates: pl.DataFrame, manifests: pl.DataFrame, reparse: bool) -> pl.DataFrame:

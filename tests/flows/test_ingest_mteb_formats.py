@@ -8,8 +8,11 @@ finds every file unchanged.
 import shutil
 from pathlib import Path
 
+import polars as pl
+
 from scorehouse.flows.ingest import ingest_flow
 from scorehouse.warehouse.catalog import connect, query_frame
+from scorehouse.warehouse.queries import benchmark_scores
 from scorehouse.warehouse.storage import Warehouse
 
 FIXTURES = Path(__file__).parents[1] / "transforms" / "fixtures" / "mteb-formats" / "results"
@@ -37,3 +40,13 @@ def test_every_format_version_ingests_in_one_batch_and_again_unchanged(tmp_path:
     assert nan["n"][0] > 0
     again = ingest_flow([str(folder)], home=str(home))
     assert {f.status for f in again.files if Path(f.path).name != "LegalQuAD.json"} == {"unchanged"}
+
+    # The rank's read holds the ranked voters only: the whole read, kept to the catalog's ranked keys by hand
+    everything, metrics = benchmark_scores(Warehouse(home), "mteb", "task")
+    ranked, ranked_metrics = benchmark_scores(Warehouse(home), "mteb", "task", ranked_only=True)
+    keys = metrics.filter("is_ranked").select("task", "metric")
+    expected = everything.join(keys, on=["task", "metric"], how="semi")
+    assert 0 < ranked.height == expected.height < everything.height / 20
+    assert ranked.sort(pl.all()).equals(expected.sort(pl.all()))
+    assert ranked_metrics.sort(pl.all()).equals(metrics.filter("is_ranked").sort(pl.all()))
+    assert set(ranked.get_column("metric").to_list()) == {"main_score"}
