@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -73,11 +74,17 @@ def write_tree(root: Path, files: int, seed: int = 0) -> int:
 
 
 def measured(args: list[str], env: dict[str, str]) -> dict:
-    """Wall seconds, peak RSS (MB) of the process tree, and exit code of ``scorehouse *args``."""
+    """:func:`measured_process` of ``scorehouse *args``."""
+    return measured_process([sys.executable, "-m", "scorehouse.cli", *args], env)
+
+
+def measured_process(argv: list[str], env: dict[str, str]) -> dict:
+    """Wall seconds, CPU seconds (user + system, of every process of the tree once waited for), peak RSS (MB) of
+    the process tree, and exit code of the command ``argv`` run from the repository."""
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     log = tempfile.TemporaryFile()  # not a pipe: the CLI writes a line per file, more than a pipe holds
-    process = psutil.Popen([sys.executable, "-m", "scorehouse.cli", *args], cwd=REPO, env=env,
-                           stdout=subprocess.DEVNULL, stderr=log)
+    process = psutil.Popen(argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log)
     peak = 0
     while process.poll() is None:
         try:
@@ -89,8 +96,11 @@ def measured(args: list[str], env: dict[str, str]) -> dict:
     log.seek(0)
     stderr = log.read().decode(errors="replace")
     if process.returncode > 1:
-        raise RuntimeError(f"scorehouse {' '.join(args)} failed ({process.returncode}): {stderr[-2000:]}")
-    return {"seconds": round(time.perf_counter() - start, 1), "peak_mb": round(peak / 2**20), "exit": process.returncode}
+        raise RuntimeError(f"{' '.join(argv)} failed ({process.returncode}): {stderr[-2000:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {"seconds": round(time.perf_counter() - start, 1), "cpu_seconds": round(cpu, 1), "peak_mb": round(peak / 2**20),
+            "exit": process.returncode}
 
 
 def main() -> None:
