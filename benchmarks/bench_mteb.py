@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -90,16 +89,12 @@ def main() -> None:
         env.pop("PREFECT_API_URL", None)
         result = {"models": len(folders), "result_files": files, "every": options.every, "cores": os.cpu_count(),
                   "load_average_before": [round(x, 1) for x in os.getloadavg()]}
-        try:
-            result["floor"] = floor_measured(folders, env, Path(tmp) / "floor.json")
-            home = ["--home", f"{tmp}/wh"]
-            paths = [str(f) for f in folders]
-            result["ingest"] = measured(["ingest", *home, *paths], env)
-            result["rerun"] = measured(["ingest", *home, *paths], env)
-            result["rank"] = measured(["rank", *home, "--benchmark", "mteb"], env)
-        finally:
-            subprocess.run([sys.executable, "-m", "scorehouse.cli", "server", "stop", "--home", f"{tmp}/wh"],
-                           cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        result["floor"] = floor_measured(folders, env, Path(tmp) / "floor.json")
+        home = ["--home", f"{tmp}/wh"]
+        paths = [str(f) for f in folders]
+        result["ingest"] = measured(["ingest", *home, *paths], env)
+        result["rerun"] = measured(["ingest", *home, *paths], env)
+        result["rank"] = measured(["rank", *home, "--benchmark", "mteb"], env)
         result["load_average_after"] = [round(x, 1) for x in os.getloadavg()]
     result["targets"] = TARGETS
     peak = max(result[k]["peak_mb"] for k in ("ingest", "rerun", "rank"))
