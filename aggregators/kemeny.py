@@ -31,9 +31,12 @@ its subsets ``S`` (``f(S)``: best cost of ordering ``S`` among themselves,
 ``x`` on top), vectorised with NumPy over all subsets of one size at a time
 (O(2^n n^2) work), which also counts the optimal rankings.  A larger block is
 solved by integer programming (:mod:`aggregators.kemeny_ilp`), which proves
-the optimum and decides whether it is unique.  ``time_limit`` seconds bound
-the integer programs of all blocks together; when it runs out the ranking is
-the best one found and the notes give its lower bound and gap.
+the optimum and decides whether it is unique.  ``time_limit`` seconds of CPU
+time (:class:`aggregators.kemeny_order.Budget`: the same work on a busy machine
+as on a quiet one) bound the integer programs of all blocks together; when it
+runs out the ranking is the best one found (warm-started from the net
+preference order improved by local search, then from every relaxation's
+solution) and the notes give its lower bound and gap.
 
 Several rankings can be optimal.  Within a block solved by the dynamic
 program the ranking returned is the first optimal one in the alphabetical
@@ -49,11 +52,9 @@ no ties.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from scorehouse.aggregators.kemeny_order import OrderSolution, order_cost
+from scorehouse.aggregators.kemeny_order import Budget, OrderSolution, order_cost
 from scorehouse.aggregators.majority import Majority, majority
 from scorehouse.aggregators.majority_components import majority_blocks
 from scorehouse.aggregators.profile import Profile
@@ -121,12 +122,12 @@ def kemeny_order(costs: np.ndarray, tolerance: float) -> tuple[list[int], float,
     return order, float(best[full]), float(count[full])
 
 
-def solve_block(costs: np.ndarray, *, deadline: float, tolerance: float, mean_weight: float) -> OrderSolution:
+def solve_block(costs: np.ndarray, *, budget: Budget, tolerance: float, mean_weight: float) -> OrderSolution:
     """Optimal ranking of one block: the dynamic program when small, else the integer program."""
     if costs.shape[0] > DP_MAX_SYSTEMS:
         from scorehouse.aggregators.kemeny_ilp import solve_order  # scipy.optimize: loaded only for an integer program
 
-        return solve_order(costs, deadline=deadline, tolerance=tolerance, mean_weight=mean_weight)
+        return solve_order(costs, budget=budget, tolerance=tolerance, mean_weight=mean_weight)
     order, cost, optima = kemeny_order(costs, tolerance)
     return OrderSolution(np.asarray(order, dtype=np.int64), cost, cost, True, optima == 1, optima)
 
@@ -163,7 +164,7 @@ def _uniqueness_note(blocks: list[OrderSolution]) -> str:
 def kemeny(profile: Profile, *, time_limit: float = 60.0) -> Scored:
     """Exact Kemeny consensus (minimum weighted Kendall disagreement); score = n - position."""
     check_range("kemeny", "time_limit", time_limit, low=0.0)
-    deadline = time.monotonic() + time_limit
+    budget = Budget(time_limit)
     n = len(profile.systems)
     counts = majority(profile)
     costs = pair_costs(counts)
@@ -172,7 +173,7 @@ def kemeny(profile: Profile, *, time_limit: float = 60.0) -> Scored:
     mean_weight = total_weight / max(len(profile.voters), 1)
     blocks = majority_blocks(counts.beats)
     solved = [
-        solve_block(costs[np.ix_(b, b)], deadline=deadline, tolerance=tolerance, mean_weight=mean_weight)
+        solve_block(costs[np.ix_(b, b)], budget=budget, tolerance=tolerance, mean_weight=mean_weight)
         for b in blocks
     ]
     order = np.concatenate([b[s.order] for b, s in zip(blocks, solved, strict=True)]) if n else np.zeros(0, int)
@@ -192,7 +193,7 @@ def kemeny(profile: Profile, *, time_limit: float = 60.0) -> Scored:
         gap = (cost - lower) / cost if cost > 0 else 0.0
         notes = [
             f"total weighted Kendall disagreement {cost:.6g}, not proven minimal: the time limit of {time_limit:g} s "
-            f"ran out; lower bound {lower:.6g}, gap {100 * gap:.2g} %",
+            f"of CPU ran out; lower bound {lower:.6g}, gap {100 * gap:.2g} %",
             split,
         ]
     return Scored(scores, tuple(notes))

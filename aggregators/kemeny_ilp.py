@@ -16,15 +16,19 @@ simplex method", Math. Prog. Comp.) through :func:`scipy.optimize.milp`.
 The 3-cycle rows are added lazily by default: solve without them, add the rows
 the solution violates, solve again, until the solution is a ranking; first for
 the linear relaxation (cheap, and tight on most Kemeny instances), then for
-the integer program.  Every optimum of a relaxation is a lower bound.  Every
+the integer program.  Every optimum of a relaxation is a lower bound, rounded up
+to the step every ranking's cost is a multiple of (1 for unweighted voters
+without ties, 1/2 with ties).  Every
 solution is also turned into a ranking and improved by local search (move one
 system to its cheapest place); as soon as such a ranking costs no more than the
 lower bound it is optimal and the search stops.  ``lazy=False`` gives all rows
 at once (``benchmarks/bench_kemeny.py`` compares the two; see the README).
 
-Under a deadline the answer is the best ranking found, its cost, the best
-lower bound proven, and ``optimal=False``.  HiGHS checks its time limit
-between steps, so one long step can overrun it.  Uniqueness: if two
+Under a :class:`aggregators.kemeny_order.Budget` of CPU seconds the answer is
+the best ranking found, its cost, the best lower bound proven, and
+``optimal=False`` unless the bound meets the ranking's cost (then it is proven
+optimal however the budget ended).  HiGHS checks its time limit between steps,
+so one long step can overrun it.  Uniqueness: if two
 neighbours of the optimum are weighed equally by the voters, swapping them
 gives another optimum; otherwise a second program finds the best ranking other
 than the optimum (a no-good cut: at least one pair of neighbours in the
@@ -35,20 +39,24 @@ unique iff that ranking costs more.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_array
 
-from scorehouse.aggregators.kemeny_order import OrderSolution, order_cost
+from scorehouse.aggregators.kemeny_order import Budget, OrderSolution, order_cost
 
 # HiGHS stops at an absolute gap of 1e-6; costs are rescaled to a mean voter weight of 1 so that
 # this gap is far below the smallest difference that one voter's half-tie can make.
 SOLVER_OPTIONS = {"mip_rel_gap": 0.0, "presolve": True, "disp": False}
 # A relaxation's solution may break a row by HiGHS's primal feasibility tolerance (1e-7) without violating it.
 FEASIBILITY = 1e-6
+# Relative slack when telling whether costs are whole steps and when rounding a bound up to one: far above
+# float noise in sums of a few million pair costs, far below one step.
+UNIT_SLACK = 1e-9
+# Per pair variable, what HiGHS's optimality tolerance (1e-7) may add to a reported relaxation value, ten times over.
+SOLVER_SLACK = 1e-6
 # At most this many 3-cycle rows join the program per round: a near-random tournament of 700 systems breaks
 # about 16 million, more than the solver can take at once; the most violated come first.
 ROWS_PER_ROUND = 500_000
@@ -67,6 +75,7 @@ class _Program:
     objective: np.ndarray  # per pair (i < j): scaled C[i, j] - C[j, i]
     constant: float  # sum over pairs of C[j, i]: the cost when every x_ij = 0
     scale: float
+    unit: float  # every ranking's cost is a multiple of it (0 when the costs have no common step)
     first: np.ndarray  # i of each pair
     second: np.ndarray  # j of each pair
     pair_id: np.ndarray  # (n, n): the variable of pair (i, j), i < j
@@ -79,7 +88,7 @@ class _Program:
         pair_id = np.zeros((n, n), dtype=np.int64)
         pair_id[first, second] = np.arange(first.size)
         objective = (costs[first, second] - costs[second, first]) * scale
-        return cls(objective, float(costs[second, first].sum()), scale, first, second, pair_id)
+        return cls(objective, float(costs[second, first].sum()), scale, cost_unit(costs), first, second, pair_id)
 
     @property
     def no_triples(self) -> np.ndarray:
@@ -128,6 +137,18 @@ class _Program:
     def unscaled(self, objective_value: float) -> float:
         return objective_value / self.scale + self.constant
 
+    def lower_bound(self, bound: float) -> float:
+        """The ranking cost that a scaled ``bound`` of the objective proves: no ranking costs less, and every
+        ranking's cost is a multiple of :attr:`unit`, so the bound rounds up to the next one (a relaxation
+        that proves 208673.2 proves 208674 for integer costs: the optimum without its last integer program)."""
+        value = self.unscaled(bound)
+        if not self.unit or not np.isfinite(value):
+            return value
+        # HiGHS ends a solve with each reduced cost within its tolerance (1e-7) of optimal: the value it reports
+        # may exceed the true bound by that much per variable (x in [0, 1]), which is taken off before rounding.
+        slack = SOLVER_SLACK * self.objective.size / self.scale
+        return float(np.ceil((value - slack) / self.unit - UNIT_SLACK * max(1.0, abs(value)))) * self.unit
+
     def order_of(self, x: np.ndarray, n: int) -> np.ndarray:
         """Systems by how many others ``x`` puts them above (a ranking when ``x`` is transitive)."""
         above = np.zeros((n, n))
@@ -140,6 +161,16 @@ class _Program:
         position = np.empty(order.size, dtype=np.int64)
         position[order] = np.arange(order.size)
         return (position[self.first] < position[self.second]).astype(float)
+
+
+def cost_unit(costs: np.ndarray) -> float:
+    """The step every ranking's cost is a multiple of: 1 when the pair costs are whole numbers (unweighted
+    voters, no ties), 1/2 when they are halves (ties count 1/2), else 0 (weighted voters: no common step)."""
+    for unit in (1.0, 0.5):
+        steps = costs / unit
+        if np.all(np.abs(steps - np.round(steps)) <= UNIT_SLACK * np.maximum(1.0, np.abs(steps))):
+            return unit
+    return 0.0
 
 
 def _violated(above: np.ndarray, i: int, below: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -205,7 +236,7 @@ class _Outcome:
 
 def _solve(
     program: _Program,
-    deadline: float,
+    budget: Budget,
     active: np.ndarray,
     extra: list[LinearConstraint],
     integral: bool = True,
@@ -221,8 +252,7 @@ def _solve(
     bound, x = -np.inf, None
     n_vars = program.objective.size
     while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
+        if budget.spent():
             return _Outcome("timeout", x, bound, active)
         constraints = [program.rows(active), *extra] if len(active) else list(extra)
         result = milp(
@@ -230,7 +260,7 @@ def _solve(
             integrality=np.full(n_vars, 1 if integral else 0),
             bounds=Bounds(0, 1),
             constraints=constraints,
-            options={**SOLVER_OPTIONS, "time_limit": remaining},
+            options={**SOLVER_OPTIONS, "time_limit": budget.wall_allowance()},
         )
         if result.x is not None:
             x = np.round(result.x) if integral else result.x
@@ -241,10 +271,10 @@ def _solve(
             proven = max(bound, dual) if dual is not None and np.isfinite(dual) else bound
             return _Outcome("timeout", x, proven, active)
         bound = max(bound, float(result.fun))
-        if incumbent is not None and incumbent.cost <= program.unscaled(bound) + incumbent.tolerance:
+        if incumbent is not None and incumbent.cost <= program.lower_bound(bound) + incumbent.tolerance:
             return _Outcome("optimal", program.pairs_of(incumbent.order), bound,
                             np.concatenate([active, program.triples_where(x)]))
-        if time.monotonic() >= deadline:  # finding the broken rows of a large block takes a while: not past it
+        if budget.spent():  # finding the broken rows of a large block takes a while: not past it
             return _Outcome("timeout", x, bound, active)
         broken = program.triples_where(x)
         if not len(broken):
@@ -252,9 +282,9 @@ def _solve(
         active = np.concatenate([active, broken])  # x satisfies every active row: these are new
 
 
-def _is_unique(program: _Program, costs: np.ndarray, order: np.ndarray, deadline: float, active: np.ndarray,
+def _is_unique(program: _Program, costs: np.ndarray, order: np.ndarray, budget: Budget, active: np.ndarray,
                tolerance: float) -> bool | None:
-    """Whether every other ranking costs more than ``order`` (None when the deadline comes first).
+    """Whether every other ranking costs more than ``order`` (None when the budget is spent first).
 
     Any other ranking reverses some pair of neighbours of ``order`` (one that keeps every neighbour
     pair is ``order`` itself), so the no-good cut needs only the n - 1 neighbour pairs.
@@ -269,7 +299,7 @@ def _is_unique(program: _Program, costs: np.ndarray, order: np.ndarray, deadline
         -np.inf,
         pair.size - 1 - (sign < 0).sum(),
     )
-    outcome = _solve(program, deadline, active, [cut])
+    outcome = _solve(program, budget, active, [cut])
     if outcome.status == "timeout":
         return None
     runner_up = program.unscaled(float(program.objective @ outcome.x))
@@ -277,9 +307,9 @@ def _is_unique(program: _Program, costs: np.ndarray, order: np.ndarray, deadline
 
 
 def solve_order(
-    costs: np.ndarray, *, deadline: float, tolerance: float, mean_weight: float = 1.0, lazy: bool = True
+    costs: np.ndarray, *, budget: Budget, tolerance: float, mean_weight: float = 1.0, lazy: bool = True
 ) -> OrderSolution:
-    """Minimum-cost ranking of ``costs`` (proven, or the best found by ``deadline``, a ``time.monotonic`` time).
+    """Minimum-cost ranking of ``costs`` (proven, or the best found within the CPU ``budget``).
 
     ``tolerance``: costs this close are equal (two rankings within it are both optimal).
     ``mean_weight``: the voters' mean weight, to rescale costs for the solver's absolute gap.
@@ -290,18 +320,20 @@ def solve_order(
     program = _Program.build(costs, 1.0 / mean_weight if mean_weight > 0 else 1.0)
     incumbent = _Incumbent(costs, tolerance)
     if lazy:
-        relaxed = _solve(program, deadline, program.no_triples, [], False, incumbent)
+        relaxed = _solve(program, budget, program.no_triples, [], False, incumbent)
         outcome = relaxed
-        if relaxed.status == "optimal" and incumbent.cost > program.unscaled(relaxed.bound) + tolerance:
-            outcome = _solve(program, deadline, relaxed.active, [], True, incumbent)
+        if relaxed.status == "optimal" and incumbent.cost > program.lower_bound(relaxed.bound) + tolerance:
+            outcome = _solve(program, budget, relaxed.active, [], True, incumbent)
         outcome = replace(outcome, bound=max(outcome.bound, relaxed.bound))
     else:
-        outcome = _solve(program, deadline, program.triples_where(None), [], True, incumbent)
+        outcome = _solve(program, budget, program.triples_where(None), [], True, incumbent)
     trivial = float(np.minimum(costs, costs.T)[np.triu_indices(n, 1)].sum())
-    lower = max(trivial, program.unscaled(outcome.bound)) if np.isfinite(outcome.bound) else trivial
+    lower = max(trivial, program.lower_bound(outcome.bound)) if np.isfinite(outcome.bound) else trivial
     if outcome.status != "optimal":
-        return OrderSolution(incumbent.order, incumbent.cost, min(lower, incumbent.cost), False, None)
+        # the bound may meet the best ranking even so (the last step proved it, then the budget ran out)
+        proven = incumbent.cost <= lower + tolerance
+        return OrderSolution(incumbent.order, incumbent.cost, min(lower, incumbent.cost), proven, None)
     order = program.order_of(outcome.x, n)
     cost = order_cost(costs, order)
-    unique = _is_unique(program, costs, order, deadline, outcome.active, tolerance)
+    unique = _is_unique(program, costs, order, budget, outcome.active, tolerance)
     return OrderSolution(order, cost, cost, True, unique)

@@ -32,14 +32,15 @@ from scorehouse.transforms.validate import reason_counts, validate_loads
 from scorehouse.transforms.validate_battles import ValidatedBattles, validate_battles
 from scorehouse.flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from scorehouse.flows.common import refresh_catalog
-from scorehouse.flows.ingest_plan import BATCH_FILES, FilePlan, batches, plan_files
+from scorehouse.flows.ingest_plan import BATCH_FILES, FilePlan, batches, indexed_rows, plan_files
 from scorehouse.flows.lineage import (
     ReparseError, benchmark_option, folder_of, lineage_notices, load_id_of, mapping_of, stale_loads,
 )
 from scorehouse.flows.progress import progress as progress_of
+from scorehouse.warehouse.file_index import record_files
 from scorehouse.warehouse.names import check_benchmark_name
 from scorehouse.warehouse.schema import QUARANTINE, SCORES
-from scorehouse.warehouse.storage import LoadRecord, NewLoad, RawMissingError, Warehouse, partition_names
+from scorehouse.warehouse.storage import LoadRecord, NewLoad, RawMissingError, Warehouse
 
 # Files in a data folder that document it rather than hold scores.
 DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")
@@ -180,17 +181,18 @@ def source_name(path: Path, fmt: Format) -> str:
     return path.name if folder is None else f"{folder}/{path.name}"
 
 
-def parse_load(
-    path: Path, fmt: Format, load_id: str, sha: str, benchmark: str | None, origin: str, reverts: str | None = None,
+def load_record(
+    path: Path, fmt: Format, parsed: Parsed, load_id: str, sha: str, origin: str, reverts: str | None = None,
     columns: dict[str, str] | None = None,
-) -> tuple[LoadRecord, Parsed, tuple[str, ...]]:
-    """Parse ``path`` with ``fmt`` (raises :class:`ParseError`): the load's manifest (row counts of the
-    validation to come) and what the parser read; ``origin`` is the file it came from, ``reverts`` the earlier
-    load of the same bytes this load makes current again, ``columns`` the user's column mapping (role -> the
-    file's column) for formats that take one."""
-    parsed = fmt.read(path, benchmark, columns)
-    partition_names(parsed.rows)
-    benchmarks = ",".join(parsed.benchmarks)
+) -> tuple[LoadRecord, tuple[str, ...]]:
+    """The manifest of the load of ``path`` (row counts of the validation to come) from what ``fmt`` parsed,
+    and the problems to report; ``origin`` is the file it came from, ``reverts`` the earlier load of the same
+    bytes this load makes current again, ``columns`` the user's column mapping (role -> the file's column)
+    for formats that take one.  Raises when the rows cannot name a partition."""
+    named = parsed.benchmarks
+    for name in named:  # each names a partition folder (a query of the rows' benchmarks per file, not two)
+        check_benchmark_name(name)
+    benchmarks = ",".join(named)
     record = LoadRecord(
         load_id=load_id,
         source=f"{fmt.name}:{benchmarks}:{source_name(path, fmt)}",
@@ -206,7 +208,7 @@ def parse_load(
         columns=json.dumps(columns, sort_keys=True) if columns else None,
     )
     problems = parsed.problems + ((f"reverts its source to load {reverts}",) if reverts else ())
-    return record, parsed, problems
+    return record, problems
 
 
 def rejected(
@@ -251,11 +253,64 @@ class FileChangedError(ScorehouseError, OSError):
     retryable = True
 
 
-def read_file(
+@dataclass(frozen=True)
+class Prepared:
+    """A file of a batch archived and its format chosen: what its parse needs."""
+
+    plan: FilePlan
+    fmt: Format
+    load_id: str
+
+
+def prepare_file(
     warehouse: Warehouse, plan: FilePlan, format: str | None, benchmark: str | None, trust_pickle: bool, reparse: bool,
-    columns: dict[str, str] | None = None,
-) -> tuple[FileOutcome, ParsedFile | None]:
-    """One file of a batch: archive, parse, validate; its outcome and the load to commit (None when there is none).
+    columns: dict[str, str] | None,
+) -> Prepared | FileOutcome:
+    """Archive one file and choose its format and load id; its rejection when that fails."""
+    sha = warehouse.archive_raw(plan.path)
+    if sha != plan.sha:
+        error = FileChangedError(f"the file changed while it was being ingested; ingest {plan.origin} again")
+        return rejected(warehouse, plan.origin, sha, error, reparse, plan.in_folder)
+    try:
+        fmt = choose_format(plan.path, format=format, trust_pickle=trust_pickle)
+        load_id = plan.load_id or load_id_of(
+            sha, fmt.name, benchmark, folder_of(plan.path, fmt), fmt.parser_version, columns)
+    except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
+        return rejected(warehouse, plan.origin, sha, error, reparse, plan.in_folder)
+    return Prepared(plan, fmt, load_id)
+
+
+def parse_prepared(
+    prepared: list[Prepared], benchmark: str | None, columns: dict[str, str] | None,
+) -> list[Parsed | Exception]:
+    """What each prepared file parses to, or what it raised: the files of a format that reads batches
+    (:attr:`transforms.parsers.base.Format.parse_batch`) in one call, the others one by one."""
+    out: list[Parsed | Exception | None] = [None] * len(prepared)
+    together: dict[str, list[int]] = {}
+    for i, item in enumerate(prepared):
+        if item.fmt.parse_batch is not None and not columns:
+            together.setdefault(item.fmt.name, []).append(i)
+            continue
+        try:
+            out[i] = item.fmt.read(item.plan.path, benchmark, columns)
+        except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
+            out[i] = error
+    for places in together.values():
+        fmt = prepared[places[0]].fmt
+        try:
+            results: list[Parsed | Exception] = list(fmt.parse_batch([prepared[i].plan.path for i in places], benchmark))
+        except Exception as error:  # noqa: BLE001 - a failure of the batch parser is each of its files' rejection
+            results = [error] * len(places)
+        for i, result in zip(places, results, strict=True):
+            out[i] = result
+    return out
+
+
+def read_files(
+    warehouse: Warehouse, plans: list[FilePlan], format: str | None, benchmark: str | None, trust_pickle: bool,
+    reparse: bool, columns: dict[str, str] | None = None,
+) -> list[tuple[FileOutcome, ParsedFile | None]]:
+    """The files of a batch: each archived and parsed; its outcome and the load to commit (None when there is none).
 
     Bytes already loaded by an older parser version of the format were planned
     ``unchanged`` unless ``reparse`` (:mod:`flows.ingest_plan`); a file read here
@@ -264,23 +319,29 @@ def read_file(
     ``battles`` or ``user-table``): part of the load's identity, so the same bytes read with another
     mapping are another load.
     """
-    sha = warehouse.archive_raw(plan.path)
-    if sha != plan.sha:
-        error = FileChangedError(f"the file changed while it was being ingested; ingest {plan.origin} again")
-        return rejected(warehouse, plan.origin, sha, error, reparse), None
-    try:
-        fmt = choose_format(plan.path, format=format, trust_pickle=trust_pickle)
-        load_id = plan.load_id or load_id_of(
-            sha, fmt.name, benchmark, folder_of(plan.path, fmt), fmt.parser_version, columns)
-        record, parsed, problems = parse_load(plan.path, fmt, load_id, sha, benchmark, plan.origin, plan.reverts,
-                                              columns)
-    except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
-        return rejected(warehouse, plan.origin, sha, error, reparse, plan.in_folder), None
-    outcome = FileOutcome(
-        plan.origin, "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")), record.rows_in,
-        problems=problems, parser_version=record.parser_version, reparsed=reparse,
-    )
-    return outcome, ParsedFile(record, parsed, datetime.now(UTC))
+    steps = [prepare_file(warehouse, plan, format, benchmark, trust_pickle, reparse, columns) for plan in plans]
+    prepared = [step for step in steps if isinstance(step, Prepared)]
+    parsed = dict(zip(map(id, prepared), parse_prepared(prepared, benchmark, columns), strict=True))
+    out: list[tuple[FileOutcome, ParsedFile | None]] = []
+    for step in steps:
+        if isinstance(step, FileOutcome):
+            out.append((step, None))
+            continue
+        plan, result = step.plan, parsed[id(step)]
+        try:
+            if isinstance(result, Exception):
+                raise result
+            record, problems = load_record(plan.path, step.fmt, result, step.load_id, plan.sha, plan.origin,
+                                           plan.reverts, columns)
+        except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
+            out.append((rejected(warehouse, plan.origin, plan.sha, error, reparse, plan.in_folder), None))
+            continue
+        outcome = FileOutcome(
+            plan.origin, "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")), record.rows_in,
+            problems=problems, parser_version=record.parser_version, reparsed=reparse,
+        )
+        out.append((outcome, ParsedFile(record, result, datetime.now(UTC))))
+    return out
 
 
 @runtime.step(io=True)
@@ -292,8 +353,9 @@ def ingest_batch(
 
     One task run per batch rather than per file: Prefect's bookkeeping of a
     run (about 0.3 s) costs more than reading a small file, and a batch is one
-    unit to retry or to send to a Dask worker.  Parsers read one file each, so
-    a file that cannot be parsed is that file's outcome (``rejected``), never
+    unit to retry or to send to a Dask worker.  A format of many small files
+    reads the batch's files in one call (:func:`parse_prepared`); either way a
+    file that cannot be parsed is that file's outcome (``rejected``), never
     the batch's; the rows of the batch are validated at once, each within its
     own load (:func:`transforms.validate.validate_loads`).  Files of battles
     are validated and committed each as a load of its own beside the scores
@@ -301,7 +363,7 @@ def ingest_batch(
     errors, and safely: the archive is content-addressed and the batch's files
     are named by its loads and written atomically.
     """
-    read = [read_file(warehouse, plan, format, benchmark, trust_pickle, reparse, columns) for plan in plans]
+    read = read_files(warehouse, plans, format, benchmark, trust_pickle, reparse, columns)
     outcomes = [outcome for outcome, _ in read]
     made = [(outcome, new) for outcome, new in read if new is not None]
     scores = [(outcome, new) for outcome, new in made if new.parsed.table == SCORES_TABLE]
@@ -400,18 +462,20 @@ def validated_loads(parsed: list[ParsedFile]) -> list[NewLoad]:
     scores, quarantine = {}, {}
     for kind in set(typed):
         group = [new for new, t in zip(parsed, typed, strict=True) if t == kind]
-        rows = pl.concat(
-            [new.parsed.rows.with_columns(file=pl.lit(new.record.file_name), load_id=pl.lit(new.record.load_id))
-             for new in group],
-            how="diagonal_relaxed",
+        heights = pl.Series([new.parsed.rows.height for new in group], dtype=pl.UInt32)
+        rows = pl.concat([new.parsed.rows for new in group], how="diagonal_relaxed").with_columns(
+            # each load's name repeated over its rows: two columns for the batch, not two per file
+            file=pl.Series([new.record.file_name for new in group], dtype=pl.String).repeat_by(heights).explode(),
+            load_id=pl.Series([new.record.load_id for new in group], dtype=pl.String).repeat_by(heights).explode(),
         )
         checked = validate_loads(rows)
         scores.update(checked.scores.partition_by("load_id", as_dict=True, maintain_order=True))
         quarantine.update(checked.quarantine.partition_by("load_id", as_dict=True, maintain_order=True))
     out = []
+    no_scores, no_quarantine = pl.DataFrame(schema=SCORES), pl.DataFrame(schema=QUARANTINE)  # once, not per load
     for new in parsed:
         key = (new.record.load_id,)
-        landed, held = scores.get(key, pl.DataFrame(schema=SCORES)), quarantine.get(key, pl.DataFrame(schema=QUARANTINE))
+        landed, held = scores.get(key, no_scores), quarantine.get(key, no_quarantine)
         record = replace(new.record, rows_landed=landed.height, rows_quarantined=held.height)
         out.append(NewLoad(record, landed, held, new.read_at, new.parsed.systems, new.parsed.segment_layouts))
     return out
@@ -477,6 +541,9 @@ def ingest_files(
                 outcomes[index] = replace(first, path=plan.origin, status=status, benchmarks=(), rows_in=0,
                                           rows_landed=0, rows_quarantined=0, quarantine_reasons={}, problems=())
                 done(f"{plan.path.name} {status}")
+    formats = [o.format if o.status in ("loaded", "unchanged") else None for o in outcomes]
+    with warehouse.write_lock():
+        record_files(warehouse.home, indexed_rows(plans, formats))
     return outcomes
 
 

@@ -2,11 +2,12 @@
 
 A file whose bytes are already loaded the way this run would load them is
 ``unchanged``: found with one join of every file's candidate load ids against
-the load manifests, not one lookup (or one task) per file.  Every file is
-hashed (sha256) each run, even when its path, size and modification time match
-a recorded load: a file rewritten within the file system's time resolution, or
-restored with its old time, keeps both, and hashing small files costs less
-than a task run of Prefect's (measured: ``docs/bench-many-files.json``).
+the load manifests, not one lookup (or one task) per file.  A file whose path,
+size, modification and change times and inode match the file index of the home
+(:mod:`warehouse.file_index`: it says why the change time makes this safe) is
+neither hashed nor sniffed: its hash and format are the index's.  Every other
+file is hashed (sha256) and its format detected, and is indexed once its load is
+committed or found (:func:`indexed_rows`).
 
 The rules are those of one file at a time (load ids: :mod:`flows.lineage`),
 decided against the warehouse as it was when the run started, so two files of
@@ -28,13 +29,16 @@ are each decided against the loads before the run:
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
 
-from scorehouse.transforms.parsers import choose_format
+from scorehouse.transforms.parsers import FORMATS, Format, choose_format
 from scorehouse.flows.lineage import folder_of, load_id_of, revert_id
+from scorehouse.warehouse.file_index import FILE_INDEX, known_files, stat_frame
 from scorehouse.warehouse.schema import UNVERSIONED_PARSER
 from scorehouse.warehouse.storage import Warehouse, sha256_of
 
@@ -59,6 +63,8 @@ class FilePlan:
     reverts: str | None = None  # the load a read makes current again
     same_as: int | None = None  # index of the file of this run with the same load
     in_folder: bool = False  # found by walking a folder (an unrecognised text file there is skipped, not rejected)
+    indexed: bool = False  # hash and format taken from the file index (not read this run)
+    stat: tuple[int, ...] = ()  # the file's (mtime_ns, ctime_ns, inode, stated_ns) before it was hashed
 
 
 def plan_files(
@@ -67,24 +73,29 @@ def plan_files(
 ) -> list[FilePlan]:
     """What to do with each of ``paths`` (module docstring), in their order; ``columns`` is the column mapping
     the files are read with (part of a load's identity, :func:`flows.lineage.load_id_of`)."""
-    shas = [sha256_of(p) for p in paths]
+    stats = stat_frame(paths, time.time_ns())  # before any hash: a file changed after it does not match later
+    known = known_files(warehouse.home, stats)
+    indexed = dict(zip(known.get_column("file").to_list(), known.select("sha256", "format").rows(), strict=True))
+    shas = [indexed[i][0] if i in indexed else sha256_of(p) for i, p in enumerate(paths)]
     manifests = warehouse.manifests()
     counts = pl.Series(shas, dtype=pl.String).value_counts()
     repeated = {sha for sha, n in counts.iter_rows() if n > 1}
-    known = set(manifests.get_column("sha256").to_list()) | repeated
+    known_shas = set(manifests.get_column("sha256").to_list()) | repeated
     candidates = []  # (file, version, current version, load id, format) of every file whose bytes may be loaded
     for i, (path, sha) in enumerate(zip(paths, shas, strict=True)):
-        if sha not in known:
+        if sha not in known_shas:
             continue
-        try:
-            fmt = choose_format(path, format=format, trust_pickle=trust_pickle)
-        except Exception:  # noqa: BLE001 - the read of the file says what is wrong with it
+        fmt = format_of(path, format, trust_pickle, indexed[i][1] if i in indexed else None)
+        if fmt is None:
             continue
         folder = folder_of(path, fmt)
         for version in range(fmt.parser_version, UNVERSIONED_PARSER - 1, -1):
             candidates.append((i, version, fmt.parser_version,
                                load_id_of(sha, fmt.name, benchmark, folder, version, columns), fmt.name, sha))
-    plans = [FilePlan(p, o, s, p.stat().st_size, "read") for p, o, s in zip(paths, origins, shas, strict=True)]
+    sizes = stats.get_column("size").to_list()
+    stated = stats.select("mtime_ns", "ctime_ns", "inode", "indexed_ns").rows()
+    plans = [FilePlan(p, o, s, n, "read", indexed=i in indexed, stat=t)
+             for i, (p, o, s, n, t) in enumerate(zip(paths, origins, shas, sizes, stated, strict=True))]
     if not candidates:
         return plans
     frame = pl.DataFrame(candidates, schema=["file", "version", "current", "load_id", "format", "sha256"], orient="row")
@@ -102,6 +113,36 @@ def plan_files(
         elif row["action"] == "same":
             plans[row["file"]] = replace(plan, action="same", same_as=row["first"])
     return plans
+
+
+def format_of(path: Path, format: str | None, trust_pickle: bool, indexed: str | None) -> Format | None:
+    """The format ``path`` is read with: ``format`` if given, else the one the file index recorded for its bytes,
+    else detected; None when it cannot be told (the file's read says what is wrong with it)."""
+    try:
+        if format is None and indexed in FORMATS:
+            return choose_format(path, format=indexed, trust_pickle=trust_pickle)
+        return choose_format(path, format=format, trust_pickle=trust_pickle)
+    except Exception:  # noqa: BLE001 - the read of the file says what is wrong with it
+        return None
+
+
+def indexed_rows(plans: list[FilePlan], formats: list[str | None]) -> pl.DataFrame:
+    """File-index rows (:data:`warehouse.file_index.FILE_INDEX`) of the plans hashed this run whose loads exist
+    (``formats[i]`` is the format of plan ``i``'s load, None when it has none), with the stat taken before
+    the hash: a file changed since then has a newer change time, so it does not match next time."""
+    chosen = [(p, f) for p, f in zip(plans, formats, strict=True)
+              if f is not None and not p.indexed and str(p.path) == p.origin]
+    columns = ("mtime_ns", "ctime_ns", "inode", "indexed_ns")
+    return pl.DataFrame(
+        {
+            "path": [os.path.abspath(p.path) for p, _ in chosen],
+            "size": [p.size for p, _ in chosen],
+            **{c: [p.stat[k] for p, _ in chosen] for k, c in enumerate(columns)},
+            "sha256": [p.sha for p, _ in chosen],
+            "format": [f for _, f in chosen],
+        },
+        schema=FILE_INDEX,
+    )
 
 
 def _decide(candidates: pl.DataFrame, manifests: pl.DataFrame, reparse: bool) -> pl.DataFrame:

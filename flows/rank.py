@@ -95,7 +95,8 @@ class BenchmarkOutcome:
 
 @runtime.step(io=True)
 def read_benchmark(warehouse: Warehouse, benchmark: str, level: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    return benchmark_scores(warehouse, benchmark, level)
+    """The scores of the ranked voters and their catalog entries: nothing a method does not rank is read."""
+    return benchmark_scores(warehouse, benchmark, level, ranked_only=True)
 
 
 @runtime.step

@@ -30,7 +30,7 @@ at task level the systems with a score on every voter (what Vote'n'Rank's
 What was left out is recorded in the snapshot's notes.
 
 Kemeny's budget.  Asked for by name, ``kemeny`` runs up to its own
-``time_limit`` (60 s).  In the default run it gets
+``time_limit`` (60 s of CPU time, however busy the machine).  In the default run it gets
 :data:`DEFAULT_KEMENY_SECONDS`, so that the defaults answer in seconds on any
 benchmark: every bundled benchmark is proven optimal well within it (wmt20's
 246 systems, the largest, in about 2.5 s), and a block that is not (an

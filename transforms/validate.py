@@ -100,13 +100,18 @@ def _decide_duplicates(checked: pl.DataFrame, usable: pl.DataFrame) -> pl.DataFr
     A row is named by its place in its own file: ``_row`` counts across loads, less the load's first row.
     """
     key = [*VOTER_KEY, "load_id"]
+    # Only rows whose key's hash repeats can be duplicates or conflicts: the exact grouping runs on them alone
+    # (a few rows of a batch of millions); equal hashes of different keys are told apart by the grouping.
+    suspect = usable.select(*key).hash_rows().is_duplicated()
+    clear, usable = usable.filter(~suspect), usable.filter(suspect)
     per_key = usable.group_by(key).agg(
         pl.col("_number").n_unique().alias("_distinct"),
         pl.col("_number").sort().unique(maintain_order=True).alias("_values"),
         pl.col("_row").min().alias("_first_row"),
         pl.col("line").sort_by("_row").first().alias("_first_line"),
     )
-    starts = checked.group_by("load_id").agg(pl.col("_row").min().alias("_load_start"))
+    starts = checked.filter(pl.col("load_id").is_in(usable.get_column("load_id").unique().implode())).group_by(
+        "load_id").agg(pl.col("_row").min().alias("_load_start"))
     usable = usable.join(per_key, on=key, how="left", nulls_equal=True).join(starts, on="load_id")
     conflict = pl.col("_distinct") > 1
     duplicate = ~conflict & (pl.col("_row") != pl.col("_first_row"))
@@ -125,7 +130,7 @@ def _decide_duplicates(checked: pl.DataFrame, usable: pl.DataFrame) -> pl.DataFr
         .otherwise(pl.lit(None, dtype=pl.String))
     )
     decided = pl.concat(
-        [checked.filter(pl.col("reason").is_not_null()), usable.select(checked.columns)],
+        [checked.filter(pl.col("reason").is_not_null()), clear.select(checked.columns), usable.select(checked.columns)],
         how="vertical",
     ).sort("_row")
     return decided

@@ -138,13 +138,20 @@ def _voter_group_sql() -> str:
     return f"CASE level {cases} END"
 
 
-def shared_partitions(coverage: pl.DataFrame) -> pl.DataFrame:
-    """The (benchmark, level, task) partitions that more than one current load scores."""
+def shared_partitions(coverage: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """The (benchmark, level, task, system) partitions that more than one current load scores.
+
+    By system as well as task: a cell is scored by two loads only if its task and system are, and
+    a benchmark of one file per system and task (MTEB: every task scored by hundreds of loads, one
+    per model) then has none, so no row goes through the newest-row window.  Summed as the
+    coverage is scanned (it has a row per scored cell of MTEB's: tens of millions).
+    """
     return (
-        coverage.group_by("benchmark", "level", "task")
+        coverage.lazy().group_by("benchmark", "level", "task", "system")
         .agg(pl.col("load_id").n_unique().alias("loads"))
         .filter(pl.col("loads") > 1)
-        .sort("benchmark", "level", "task")
+        .sort("benchmark", "level", "task", "system")
+        .collect(engine="streaming")
     )
 
 
@@ -153,14 +160,15 @@ def _scores_view(shared: pl.DataFrame) -> str:
     if shared.height == 0:
         return f"CREATE VIEW scores AS SELECT * EXCLUDE (loaded_at) FROM ({current})"
     keys = ", ".join(
-        f"({sql_literal(b)}, {sql_literal(lv)}, {sql_literal(t)})"
-        for b, lv, t in shared.select("benchmark", "level", "task").iter_rows()
+        f"({sql_literal(b)}, {sql_literal(lv)}, {sql_literal(t)}, {sql_literal(s)})"
+        for b, lv, t, s in shared.select("benchmark", "level", "task", "system").iter_rows()
     )
+    using = "USING (benchmark, level, task, system)"
     return f"""CREATE VIEW scores AS
-        WITH current AS ({current}), shared(benchmark, level, task) AS (VALUES {keys})
-        SELECT * EXCLUDE (loaded_at) FROM current ANTI JOIN shared USING (benchmark, level, task)
+        WITH current AS ({current}), shared(benchmark, level, task, system) AS (VALUES {keys})
+        SELECT * EXCLUDE (loaded_at) FROM current ANTI JOIN shared {using}
         UNION ALL
-        SELECT * EXCLUDE (loaded_at) FROM ({SCORE_CELL.latest("SELECT c.* FROM current AS c SEMI JOIN shared USING (benchmark, level, task)")})"""
+        SELECT * EXCLUDE (loaded_at) FROM ({SCORE_CELL.latest(f"SELECT c.* FROM current AS c SEMI JOIN shared {using}")})"""
 
 
 # Analysis table name -> (view name, schema): one view per kind of table, over every analysis.
@@ -197,7 +205,7 @@ def view_statements(warehouse: Warehouse) -> list[str]:
         f"""CREATE VIEW scores_history AS
             SELECT {score_columns}, s.level
             FROM ({raw_scores}) AS s JOIN loads AS l USING (load_id)""",
-        _scores_view(shared_partitions(warehouse.current_coverage())),
+        _scores_view(shared_partitions(warehouse.coverage_scan())),
         f"CREATE VIEW metrics AS {relation('metrics.parquet', home, METRICS)}",
         # Scores joined to their catalog entry and oriented higher-is-better: what ranks are taken on.
         f"""CREATE VIEW oriented_scores AS
@@ -252,7 +260,8 @@ def query_frame(con, sql: str, parameters: list | None = None) -> pl.DataFrame: 
 
 def current_metric_keys(warehouse: Warehouse) -> pl.DataFrame:
     """Distinct (benchmark, task, metric) of the current scores, read from the loads' coverage."""
-    return warehouse.current_coverage().select("benchmark", "task", "metric").unique().sort("benchmark", "task", "metric")
+    return (warehouse.coverage_scan().select("benchmark", "task", "metric").unique()
+            .sort("benchmark", "task", "metric").collect(engine="streaming"))
 
 
 # Folders whose Parquet files' names say what the views show: the load manifests (a load is

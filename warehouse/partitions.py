@@ -185,10 +185,11 @@ def read_metrics(warehouse: Warehouse, benchmark: str) -> pl.DataFrame:
 
 
 def coverage_levels(warehouse: Warehouse) -> pl.DataFrame:
-    """Every (benchmark, level) with current scores and its number of systems, from the coverage."""
-    coverage = warehouse.current_coverage()
+    """Every (benchmark, level) with current scores and its number of systems, from the coverage (summed as
+    it is scanned: the coverage itself is never held)."""
     return (
-        coverage.group_by("benchmark", "level")
-        .agg(pl.col("system").n_unique().alias("systems"), pl.col("nulls").sum().alias("missing"))
+        warehouse.coverage_scan().group_by("benchmark", "level")
+        .agg(pl.col("system").n_unique().alias("systems"), pl.col("nulls").sum().cast(pl.Int64).alias("missing"))
         .sort("benchmark", "level")
+        .collect(engine="streaming")
     )

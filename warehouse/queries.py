@@ -17,15 +17,30 @@ from scorehouse.warehouse.storage import Warehouse
 METRIC_COLUMNS = ", ".join(f'"{c}"' for c in METRICS)  # "group" is an SQL keyword
 
 
-def benchmark_scores(warehouse: Warehouse, benchmark: str, level: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The current scores of one benchmark at one level, and the catalog entries of its metrics."""
+def benchmark_scores(
+    warehouse: Warehouse, benchmark: str, level: str, ranked_only: bool = False,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The current scores of one benchmark at one level, and the catalog entries of its metrics.
+
+    ``ranked_only`` reads the voters a method ranks and nothing else: the (task, metric) keys the
+    catalog marks ``is_ranked`` and their entries.  The names of the ranked metrics go to the scan
+    as a predicate DuckDB pushes into the Parquet reader (MTEB ranks ``main_score`` of each task's
+    headline: its other metrics are skipped there), and the exact keys as a semi-join, which streams:
+    the unranked rows (per-subset and secondary metrics, tens of millions for MTEB) are never held.
+    """
+    ranked = " AND is_ranked" if ranked_only else ""
     with connect(warehouse) as con:
-        scores = query_frame(
-            con,
-            f"SELECT {', '.join(SCORES)} FROM scores WHERE benchmark = ? AND level = ?",
-            [benchmark, level],
-        )
-        metrics = query_frame(con, f"SELECT {METRIC_COLUMNS} FROM metrics WHERE benchmark = ?", [benchmark])
+        metrics = query_frame(con, f"SELECT {METRIC_COLUMNS} FROM metrics WHERE benchmark = ?{ranked}", [benchmark])
+        if ranked_only:
+            names = sorted(set(metrics.get_column("metric").to_list())) if metrics.height else []
+            marks = ", ".join("?" for _ in names) or "NULL"
+            sql = (f"SELECT {', '.join(f's.{c}' for c in SCORES)} FROM scores AS s "
+                   f"SEMI JOIN (SELECT task, metric FROM metrics WHERE benchmark = ? AND is_ranked) AS m USING (task, metric) "
+                   f"WHERE s.benchmark = ? AND s.level = ? AND s.metric IN ({marks})")
+            scores = query_frame(con, sql, [benchmark, benchmark, level, *names])
+        else:
+            scores = query_frame(con, f"SELECT {', '.join(SCORES)} FROM scores WHERE benchmark = ? AND level = ?",
+                                 [benchmark, level])
     return (
         scores.select(pl.col(c).cast(t) for c, t in SCORES.items()),
         metrics.select(pl.col(c).cast(t) for c, t in METRICS.items()),

@@ -85,8 +85,14 @@ class LoadRecord:
 
     def frame(self, loaded_at: datetime, batch: str | None = None) -> pl.DataFrame:
         """The manifest row, in the batch ``batch`` (default: a batch of this load alone)."""
-        row = {**self.__dict__, "loaded_at": loaded_at, "batch_id": batch or self.load_id}
-        return conform(pl.DataFrame([row]), LOADS)
+        return manifest_frame([(self, loaded_at)], batch or self.load_id)
+
+
+def manifest_frame(records: list[tuple[LoadRecord, datetime]], batch: str) -> pl.DataFrame:
+    """The manifest rows (:data:`LOADS`) of loads made at their times, in the batch ``batch``: one frame built
+    from all the rows (a frame per row costs a query plan each, thousands per batch of small files)."""
+    rows = [{**record.__dict__, "loaded_at": loaded_at, "batch_id": batch} for record, loaded_at in records]
+    return conform(pl.DataFrame(rows, schema={c: LOADS[c] for c in rows[0]}), LOADS)
 
 
 @dataclass(frozen=True)
@@ -200,7 +206,7 @@ class Warehouse:
         if layouts:
             atomic.write_parquet(pl.concat(layouts), self.dir("segment_layouts") / f"{batch}.parquet")
         atomic.write_parquet(coverage_of(leveled), self.dir("coverage") / f"{batch}.parquet")
-        manifests = pl.concat([new.record.frame(new.loaded_at, batch) for new in loads])
+        manifests = manifest_frame([(new.record, new.loaded_at) for new in loads], batch)
         atomic.write_parquet(manifests, self.dir("loads") / f"{batch}.parquet")
 
     def remove_uncommitted(self) -> None:
@@ -263,7 +269,12 @@ class Warehouse:
         return conform(frame, LOADS).with_columns(frame.get_column("is_current"))
 
     def current_coverage(self) -> pl.DataFrame:
-        """The coverage (:data:`COVERAGE`) of the current loads, backfilled for batches written before it existed.
+        """The coverage (:data:`COVERAGE`) of the current loads, backfilled for batches written before it existed."""
+        return conform(self.coverage_scan().collect(), COVERAGE)
+
+    def coverage_scan(self) -> pl.LazyFrame:
+        """:meth:`current_coverage` as a scan, for readers that keep a few columns or a summary of it (the
+        coverage has a row per scored (task, metric, system): tens of millions for MTEB's subsets).
 
         One file per batch, read once however many of its loads are current.
         """
@@ -282,9 +293,9 @@ class Warehouse:
                 atomic.write_parquet(coverage_of(leveled), path)
             paths.append(path)
         if not paths:
-            return pl.DataFrame(schema=COVERAGE)
+            return pl.DataFrame(schema=COVERAGE).lazy()
         loads = current.get_column("load_id").implode()
-        return conform(pl.scan_parquet(paths).filter(pl.col("load_id").is_in(loads)).collect(), COVERAGE)
+        return pl.scan_parquet(paths).select(list(COVERAGE)).filter(pl.col("load_id").is_in(loads))
 
     def declare_metric_rules(self, rules: pl.DataFrame) -> None:
         """Put ``rules`` (:data:`METRIC_RULES`) first in ``declared_metric_rules.csv``, replacing earlier rules

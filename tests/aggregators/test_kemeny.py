@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from scorehouse.aggregators import InvalidParameterError, build_profile, run
 from scorehouse.aggregators.kemeny import DP_MAX_SYSTEMS, kemeny_order
 from scorehouse.aggregators.kemeny_ilp import solve_order
+from scorehouse.aggregators.kemeny_order import Budget
 from scorehouse.aggregators.majority import majority
 from scorehouse.aggregators.majority_components import majority_blocks
 from scorehouse.aggregators.synthetic import synthetic_ballots
@@ -100,7 +101,7 @@ def test_every_optimal_ranking_keeps_the_blocks_of_the_majority_graph_in_order(t
 def test_integer_program_equals_dynamic_program(table):
     _, costs = reference_costs(table)
     order, cost, optima = kemeny_order(costs, 1e-9)
-    solution = solve_order(costs, deadline=time.monotonic() + 60, tolerance=1e-9)
+    solution = solve_order(costs, budget=Budget(60), tolerance=1e-9)
     assert solution.optimal
     assert solution.cost == pytest.approx(cost, abs=1e-9)
     assert ranking_cost(costs, list(solution.order)) == pytest.approx(cost, abs=1e-9)
@@ -113,7 +114,7 @@ def test_integer_program_equals_dynamic_program(table):
 def test_integer_program_finds_an_optimum_and_knows_if_it_is_unique(table):
     _, costs = reference_costs(table)
     best, optima = brute_force(costs)
-    solution = solve_order(costs, deadline=time.monotonic() + 60, tolerance=1e-9)
+    solution = solve_order(costs, budget=Budget(60), tolerance=1e-9)
     assert tuple(solution.order.tolist()) in optima
     assert solution.cost == pytest.approx(best, abs=1e-9)
     assert solution.unique == (len(optima) == 1)
@@ -125,7 +126,7 @@ def test_decomposition_equals_the_undecomposed_integer_program(seed, n, phi):
     table = synthetic_ballots(n, 5, phi=phi, seed=seed)
     result = run("kemeny", table)
     _, costs = reference_costs(table)
-    whole = solve_order(costs, deadline=time.monotonic() + 60, tolerance=1e-9)
+    whole = solve_order(costs, budget=Budget(60), tolerance=1e-9)
     assert whole.optimal
     assert minimum(result.notes) == pytest.approx(whole.cost, rel=1e-6)
     systems = sorted(set(table["system"]))
@@ -136,7 +137,7 @@ def test_decomposition_equals_the_undecomposed_integer_program(seed, n, phi):
 def test_the_three_rotations_of_a_condorcet_cycle_are_optimal_and_the_program_says_there_are_several():
     costs = reference_costs(cyclic_ballots(3))[1]
     assert brute_force(costs)[1] == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
-    solution = solve_order(costs, deadline=time.monotonic() + 60, tolerance=1e-9)
+    solution = solve_order(costs, budget=Budget(60), tolerance=1e-9)
     # no two neighbours are tied, so it takes the second (no-good cut) program to see the other optima
     assert tuple(solution.order.tolist()) in brute_force(costs)[1]
     assert solution.unique is False
@@ -161,7 +162,7 @@ def test_the_program_finds_other_optima_that_no_swap_of_neighbours_reaches():
     rows = [{"voter": f"v{v}", "system": s, "score": float(20 - k)} for v, o in enumerate(orders) for k, s in enumerate(o)]
     table = pl.DataFrame(rows)
     _, costs = reference_costs(table)
-    solution = solve_order(costs, deadline=time.monotonic() + 60, tolerance=1e-9)
+    solution = solve_order(costs, budget=Budget(60), tolerance=1e-9)
     best, optima = brute_force(costs[:3, :3])  # the rest agree everywhere, so only the top three can move
     assert solution.cost == pytest.approx(best)
     assert solution.unique is False and len(optima) == 3
@@ -183,7 +184,7 @@ def test_a_tiny_time_limit_on_a_hard_profile_reports_a_gap_not_an_optimum():
     table = synthetic_ballots(60, 15, phi=0.0, seed=3)
     result = run("kemeny", table, params={"time_limit": 0.01})
     found = re.fullmatch(
-        r"total weighted Kendall disagreement (\S+), not proven minimal: the time limit of 0.01 s ran out; "
+        r"total weighted Kendall disagreement (\S+), not proven minimal: the time limit of 0.01 s of CPU ran out; "
         r"lower bound (\S+), gap (\S+) %",
         result.notes[0],
     )
@@ -254,3 +255,49 @@ def test_the_default_run_gives_kemeny_the_documented_budget():
 
     kemeny_runs = [r for r in default_runs("task", False) if r.method == "kemeny"]
     assert [r.params for r in kemeny_runs] == [{"time_limit": 5.0}]
+
+
+def test_a_mallows_profile_near_uniform_is_solved_by_the_integer_program_as_by_the_dynamic_program():
+    from benchmarks.bench_kemeny import mallows_ballots
+
+    # phi = 0.98: the shape of the 300-system benchmark case, at the dynamic program's size
+    _, costs = reference_costs(mallows_ballots(DP_MAX_SYSTEMS, 20, 0.98, seed=1))
+    _, cost, optima = kemeny_order(costs, 1e-9)
+    solution = solve_order(costs, budget=Budget(60), tolerance=1e-9)
+    assert solution.optimal and solution.cost == pytest.approx(cost, abs=1e-9)
+    assert solution.unique == (optima == 1)
+
+
+def test_a_spent_budget_still_proves_a_warm_start_that_meets_the_lower_bound():
+    # unanimous voters: the warm start (net preference order) costs 0, the pairwise lower bound is 0
+    n = DP_MAX_SYSTEMS + 4
+    systems = [f"s{k:02d}" for k in range(n)]
+    table = pl.DataFrame([{"voter": f"v{v}", "system": s, "score": float(n - k)} for v in range(3)
+                          for k, s in enumerate(systems)])
+    _, costs = reference_costs(table)
+    solution = solve_order(costs, budget=Budget(0.0), tolerance=1e-9)
+    assert solution.optimal and solution.cost == 0.0 and solution.order.tolist() == list(range(n))
+    assert solution.unique is None  # not decided: no budget left for the second program
+
+
+def test_the_budget_counts_cpu_seconds_not_waiting():
+    budget = Budget(0.5)
+    sleep_until = time.monotonic() + 1.0
+    while time.monotonic() < sleep_until:
+        time.sleep(0.05)  # waiting, as for the cores of a busy machine: no CPU time of this process
+    assert not budget.spent() and budget.remaining() > 0.3
+    assert budget.wall_allowance() >= budget.remaining()
+
+
+def test_a_lower_bound_rounds_up_to_the_step_of_every_rankings_cost():
+    from scorehouse.aggregators.kemeny_ilp import _Program, cost_unit
+
+    whole = np.array([[0.0, 2.0, 1.0], [1.0, 0.0, 3.0], [2.0, 0.0, 0.0]])
+    # brute force: every ranking of ``whole`` costs a whole number, so a bound of 4.3 proves 5
+    assert all(ranking_cost(whole, list(p)) % 1 == 0 for p in itertools.permutations(range(3)))
+    assert cost_unit(whole) == 1.0 and cost_unit(whole + 0.5 * np.eye(3)[::-1]) == 0.5
+    assert cost_unit(whole * 0.3) == 0.0  # weighted voters: no common step, no rounding
+    program = _Program.build(whole, 1.0)  # 3 pair variables: the solver's slack is 3e-6
+    assert program.lower_bound(4.3 - program.constant) == 5.0
+    assert program.lower_bound(5.000001 - program.constant) == 5.0  # within the solver's slack: not 6
+    assert _Program.build(whole * 0.3, 1.0).lower_bound(4.3 - program.constant * 0.3) == pytest.approx(4.3)

@@ -24,7 +24,7 @@ def write(root: Path, revision: str, task: str, doc: dict) -> Path:
     return path
 
 
-def cells(path: Path) -> dict[tuple[str, str], str | None]:
+def cells(path: Path) -> dict[tuple[str, str], float | None]:
     rows = parse_file(path)[1].rows
     assert rows.get_column("system").unique().to_list() == ["org/model-x"]
     return {(r["task"], r["metric"]): r["value"] for r in rows.iter_rows(named=True)}
@@ -46,13 +46,13 @@ CURRENT = {
 def test_current_format_headline_subsets_and_nested_values(tmp_path: Path):
     got = cells(write(tmp_path, "abc123", "STS17", CURRENT))
     assert got == {
-        ("STS17", "evaluation_time"): "12.5",
-        ("STS17", "main_score"): repr((0.8 + 0.5) / 2),  # the mean over the test split's two subsets
-        ("STS17/en-en", "main_score"): "0.8", ("STS17/en-en", "cosine_spearman"): "0.8",
-        ("STS17/en-en", "cosine.pearson"): "0.7",
-        ("STS17/en-en", "scores_per_experiment[0]"): "0.1", ("STS17/en-en", "scores_per_experiment[1]"): "0.2",
-        ("STS17/en-de", "main_score"): "0.5", ("STS17/en-de", "cosine_spearman"): "0.5",
-        ("STS17@validation", "main_score"): "0.9",
+        ("STS17", "evaluation_time"): 12.5,
+        ("STS17", "main_score"): (0.8 + 0.5) / 2,  # the mean over the test split's two subsets
+        ("STS17/en-en", "main_score"): 0.8, ("STS17/en-en", "cosine_spearman"): 0.8,
+        ("STS17/en-en", "cosine.pearson"): 0.7,
+        ("STS17/en-en", "scores_per_experiment[0]"): 0.1, ("STS17/en-en", "scores_per_experiment[1]"): 0.2,
+        ("STS17/en-de", "main_score"): 0.5, ("STS17/en-de", "cosine_spearman"): 0.5,
+        ("STS17@validation", "main_score"): 0.9,
     }
 
 
@@ -60,15 +60,15 @@ def test_early_formats_flat_and_with_subsets(tmp_path: Path):
     flat = {"mteb_dataset_name": "Banking77", "mteb_version": "1.0.2", "dataset_revision": "r",
             "test": {"accuracy": 0.6, "f1": 0.5, "main_score": 0.6, "evaluation_time": 3.0}}
     assert cells(write(tmp_path, "no_revision_available", "Banking77", flat)) == {
-        ("Banking77", "accuracy"): "0.6", ("Banking77", "f1"): "0.5", ("Banking77", "evaluation_time"): "3.0",
-        ("Banking77", "main_score"): "0.6",
+        ("Banking77", "accuracy"): 0.6, ("Banking77", "f1"): 0.5, ("Banking77", "evaluation_time"): 3.0,
+        ("Banking77", "main_score"): 0.6,
     }
     nested = {"mteb_dataset_name": "Tatoeba", "mteb_version": "1.1.2.dev0",
               "test": {"evaluation_time": 9.0, "fr-en": {"f1": 0.2}, "de-en": {"f1": 0.4}}}
     parsed = parse_file(write(tmp_path, "no_revision_available", "Tatoeba", nested))[1]
     got = {(r["task"], r["metric"]): r["value"] for r in parsed.rows.iter_rows(named=True)}
     # No main_score (mteb 1.0): no ranked headline, and the file says so.
-    assert got == {("Tatoeba", "evaluation_time"): "9.0", ("Tatoeba/fr-en", "f1"): "0.2", ("Tatoeba/de-en", "f1"): "0.4"}
+    assert got == {("Tatoeba", "evaluation_time"): 9.0, ("Tatoeba/fr-en", "f1"): 0.2, ("Tatoeba/de-en", "f1"): 0.4}
     assert any("no main_score" in p for p in parsed.problems)
 
 
@@ -86,16 +86,16 @@ def test_one_result_per_model_and_task_across_revisions_and_formats(tmp_path: Pa
     for path in paths[:3]:
         with pytest.raises(NotScoresError, match="zzz999/STS17.json is the one loaded"):
             parse_file(path)
-    assert cells(paths[3])[("STS17", "main_score")] == repr(0.65)
+    assert cells(paths[3])[("STS17", "main_score")] == pytest.approx(0.65)
     paths[3].unlink()
     # Without it, the current-format 1.12.75 run beats the early 1.1.0 run of the same task.
-    assert cells(paths[2])[("STS17", "main_score")] == repr(0.65)
+    assert cells(paths[2])[("STS17", "main_score")] == pytest.approx(0.65)
     with pytest.raises(NotScoresError, match="aaa111/STS17.json"):
         parse_file(paths[0])
 
 
 def test_external_results_load_when_they_are_the_only_copy(tmp_path: Path):
-    assert cells(write(tmp_path, "external", "STS17", {**CURRENT, "mteb_version": None}))[("STS17", "main_score")] == repr(0.65)
+    assert cells(write(tmp_path, "external", "STS17", {**CURRENT, "mteb_version": None}))[("STS17", "main_score")] == pytest.approx(0.65)
 
 
 def test_bundled_sample_every_result_parses_and_one_metadata_file_per_model_loads():
@@ -125,10 +125,10 @@ def test_bundled_sample_every_result_parses_and_one_metadata_file_per_model_load
     sample = root / "sentence-transformers__all-MiniLM-L6-v2" / "no_revision_available" / "DiaBLaBitextMining.json"
     got = cells_of(sample)
     assert float(got[("DiaBLaBitextMining", "main_score")]) == 0.03498878152491112
-    assert got[("DiaBLaBitextMining", "evaluation_time")] == "6.62"
+    assert got[("DiaBLaBitextMining", "evaluation_time")] == 6.62
 
 
-def cells_of(path: Path) -> dict[tuple[str, str], str | None]:
+def cells_of(path: Path) -> dict[tuple[str, str], float | None]:
     rows = parse_file(path)[1].rows
     return {(r["task"], r["metric"]): r["value"] for r in rows.iter_rows(named=True)}
 

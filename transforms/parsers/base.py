@@ -105,6 +105,10 @@ class Format:
     # The parser with a column mapping (role -> the file's column, e.g. ``--model-a``), for formats whose
     # column names the user may map; None for formats that read fixed layouts.
     parse_mapped: Callable[[Path, str | None, dict[str, str]], Parsed] | None = None
+    # The parser of many files at once, for formats of many small files (MTEB: about 100,000): each file's
+    # rows, or the ParseError (a NotScoresError for a skip) that is its outcome, in the order given.
+    # ``parse`` reads one file through it, so there is one parser.
+    parse_batch: Callable[[list[Path], str | None], list[Parsed | ParseError]] | None = None
 
     def __post_init__(self) -> None:
         if type(self.parser_version) is not int or self.parser_version < 1:

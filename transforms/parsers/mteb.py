@@ -1,13 +1,20 @@
 """MTEB result files: ``results/<org>__<model>/<revision>/<TaskName>.json``.
 
 The public MTEB results repository (Muennighoff et al., "MTEB: Massive Text
-Embedding Benchmark", EACL 2023; embeddings-benchmark/results) in both of its
-result-file formats:
+Embedding Benchmark", EACL 2023; embeddings-benchmark/results) in every
+result-file format it holds (the fixtures of ``tests/data/mteb-formats`` have one of each):
 
-- current (mteb >= 1.11): ``{"task_name", "mteb_version", "evaluation_time",
+- current (mteb 1.11 to 2.x): ``{"task_name", "mteb_version", "evaluation_time",
   "scores": {SPLIT: [{"hf_subset", "languages", "main_score", <metric>: value}]}}``;
-- early (mteb 1.0-1.10): ``{"mteb_dataset_name", "mteb_version", SPLIT:
-  {<metric>: value, "evaluation_time"}}``, or ``SPLIT: {SUBSET: {<metric>: value}}``.
+  ``mteb_version`` is null in results copied from model cards (``external``); mteb 2.x adds
+  ``date`` and ``evaluation_phases`` (numbers: kept, unranked); some 1.34-1.38 files repeat
+  ``mteb_dataset_name`` or carry ``mteb_main_score``/``type``/``description`` (text: left out);
+- early (mteb 0.0-1.10): ``{"mteb_dataset_name", "mteb_version", SPLIT:
+  {<metric>: value, "evaluation_time"}}``, or ``SPLIT: {SUBSET: {<metric>: value}}``;
+- earliest, copied from papers: the early layout without ``mteb_version``.
+
+``model_meta.json`` is read by the format below (the systems view); mteb 2.x
+``run_settings.jsonl`` holds no scores and is not claimed here.
 
 Both are read into the same (split, subset, metric, value) cells, so the same
 quantity has the same voter whichever format holds it.  Naming (benchmark
@@ -26,7 +33,12 @@ quantity has the same voter whichever format holds it.  Naming (benchmark
 - nested objects and lists are flattened into ``field.key`` / ``field[i]``;
   text (``hf_subset``, ``languages``) is not a score and is left out;
 - an early file without ``main_score`` (mteb 1.0) has no headline: its fields
-  land unranked and the file says so.
+  land unranked and the file says so;
+- ``<revision>/experiments/<setting>/<Task>.json`` (runs with other model settings)
+  is skipped: the model's result is the one of its revision folder.
+
+Values are the JSON numbers as Float64 (text and booleans are not scores).  Files
+are read in batches (:func:`parse_results`, :mod:`transforms.parsers.mteb_cells`).
 
 **One result per (model, task).**  A model may hold ``<TaskName>.json`` in
 several revision folders (commit hashes, ``no_revision_available``,
@@ -42,6 +54,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from pathlib import Path
 
@@ -49,26 +62,47 @@ import polars as pl
 
 from scorehouse.transforms.parsers import register_format
 from scorehouse.transforms.parsers.base import Format, NotScoresError, Parsed, ParseError, rows_frame
-from scorehouse.transforms.parsers.json_dump import JsonNumber, load_json
-from scorehouse.warehouse.schema import SYSTEMS
+from scorehouse.transforms.parsers.json_dump import load_json
+from scorehouse.transforms.parsers.mteb_cells import Cells, evaluation_split, subsets_of
+from scorehouse.warehouse.schema import PARSED_ROWS, SYSTEMS
 
 BENCHMARK = "mteb"
-HEADLINE = "main_score"
 EXTERNAL = "external"
-SPLIT_PREFERENCE = ("test", "validation", "dev")
-EARLY_HEADER = ("mteb_dataset_name", "mteb_version", "dataset_revision", "evaluation_time", "kg_co2_emissions")
+EXPERIMENTS = "experiments"
+META = "model_meta.json"
 # task_name comes last in current files, often beyond the sniffed head; "scores" comes early.
 SNIFF = re.compile(rb'"(mteb_dataset_name|scores|task_name)"\s*:')
+LONE_SURROGATE = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}")
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    return path.suffix == ".json" and path.name != "model_meta.json" and b'"mteb_version"' in head and bool(SNIFF.search(head))
+    """A ``.json`` result: with ``mteb_version`` (every file since mteb 1.0) or the earliest files'
+    ``mteb_dataset_name`` alone (results copied from papers carry no version)."""
+    if path.suffix != ".json" or path.name == META:
+        return False
+    return (b'"mteb_version"' in head and bool(SNIFF.search(head))) or b'"mteb_dataset_name"' in head
 
 
 def read_result(path: Path) -> dict:
-    doc = load_json(path, what="an MTEB result")[1]
-    if not isinstance(doc, dict) or "mteb_version" not in doc:
-        raise ParseError(path, "not an MTEB result: no top-level mteb_version")
+    """The document of an MTEB result file; ParseError naming the line where it is not one.
+
+    Read with the standard C decoder, numbers as floats: text and booleans are dropped by the
+    cells, so nothing is lost by not keeping the numbers' spelling.
+    """
+    try:
+        raw = path.read_bytes()
+        doc = json.loads(raw)
+    except json.JSONDecodeError as err:
+        raise ParseError(path, f"not valid JSON ({err.msg}, column {err.colno}); an MTEB result is one JSON document",
+                         err.lineno) from None
+    except UnicodeDecodeError as err:
+        raise ParseError(path, f"not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
+    except RecursionError:
+        raise ParseError(path, "objects nested too deeply for an MTEB result") from None
+    if LONE_SURROGATE.search(raw):  # rare: only then is the whole document checked (a slow path)
+        load_json(path, what="an MTEB result")
+    if not isinstance(doc, dict) or not ("mteb_version" in doc or "mteb_dataset_name" in doc):
+        raise ParseError(path, "not an MTEB result: no top-level mteb_version or mteb_dataset_name")
     return doc
 
 
@@ -104,15 +138,19 @@ def version_of_bytes(path: Path, modified_ns: int, size: int) -> tuple[int, ...]
         return ()
 
 
-def preference(path: Path) -> tuple:
-    """The sort key of a revision folder's copy of a result: greater is preferred (:func:`revision_key`)."""
-    return revision_key(path.parent, result_version(path))
+def copies_of(path: Path, revisions: dict[Path, list[Path]]) -> list[Path]:
+    """``path`` and its copies in its model's other revision folders (``revisions`` caches each model's folders)."""
+    model = path.parent.parent
+    if model not in revisions:
+        revisions[model] = [Path(e.path) for e in os.scandir(model) if e.is_dir()]
+    return [path, *(f for r in revisions[model] if r != path.parent and (f := r / path.name).is_file())]
 
 
-def chosen_copy(path: Path) -> Path:
-    """The preferred copy of ``path``'s result among its model's revision folders."""
-    copies = [p for p in path.parent.parent.glob(f"*/{path.name}") if p.is_file() and p != path]
-    return max([path, *copies], key=preference)
+def chosen_copy(path: Path, versions: dict[Path, tuple[int, ...]], revisions: dict[Path, list[Path]]) -> Path:
+    """The preferred copy of ``path``'s result among its model's revision folders; ``versions`` holds the
+    versions of documents read already (the batch's own), the others are read for theirs."""
+    return max(copies_of(path, revisions),
+               key=lambda p: revision_key(p.parent, versions[p] if p in versions else result_version(p)))
 
 
 def system_of(path: Path) -> str:
@@ -120,105 +158,85 @@ def system_of(path: Path) -> str:
     return path.parent.parent.name.replace("__", "/", 1)
 
 
-def flatten(value: object, name: str) -> list[tuple[str, str | None]]:
-    """Numeric leaves of ``value`` as (dotted name, the number as published); text and booleans are not scores."""
-    if isinstance(value, dict):
-        return [cell for key, inner in value.items() for cell in flatten(inner, f"{name}.{key}")]
-    if isinstance(value, list):
-        return [cell for i, inner in enumerate(value) for cell in flatten(inner, f"{name}[{i}]")]
-    if value is None:
-        return [(name, None)]
-    return [(name, str(value))] if isinstance(value, JsonNumber) else []
-
-
-def subsets_of(doc: dict) -> tuple[str, dict[str, list[dict]], dict]:
-    """(task name, split -> subset entries each with ``hf_subset``, file-level fields) of either format."""
-    if "scores" in doc and isinstance(doc["scores"], dict):
-        splits = {s: [e for e in entries if isinstance(e, dict)] for s, entries in doc["scores"].items()
-                  if isinstance(entries, list)}
-        header = {k: v for k, v in doc.items() if k != "scores"}
-        return str(doc.get("task_name")), splits, header
-    splits = {}
-    header = {k: v for k, v in doc.items() if k in EARLY_HEADER}
-    for split, body in doc.items():
-        if split in EARLY_HEADER or not isinstance(body, dict):
-            continue
-        nested = {k: v for k, v in body.items() if isinstance(v, dict)}
-        if nested:
-            outer = {k: v for k, v in body.items() if not isinstance(v, dict)}
-            splits[split] = [{"hf_subset": k, **v} for k, v in nested.items()]
-            if outer:  # the split's own fields (its evaluation_time): kept with the split
-                splits[split].append({"hf_subset": None, **outer})
-        else:
-            splits[split] = [{"hf_subset": "default", **body}]
-    return str(doc.get("mteb_dataset_name")), splits, header
-
-
-def evaluation_split(splits: dict[str, list[dict]]) -> str | None:
-    return next((s for s in SPLIT_PREFERENCE if s in splits), next(iter(splits), None))
-
-
-def cells(task: str, splits: dict[str, list[dict]], header: dict) -> tuple[list[tuple[str, str, str | None]], bool]:
-    """(task, metric, value) of every kept field, and whether the file has a headline."""
-    main = evaluation_split(splits)
-    out = [(task, metric, value) for key, inner in header.items() if key not in EARLY_HEADER[:3]
-           for metric, value in flatten(inner, key)]
-    for split, entries in splits.items():
-        base = task if split == main else f"{task}@{split}"
-        named = [e for e in entries if e.get("hf_subset") is not None]
-        for entry in entries:
-            subset = entry.get("hf_subset")
-            own = base if subset is None or len(named) == 1 else f"{base}/{subset}"
-            for key, inner in entry.items():
-                if key == "hf_subset" or (key == HEADLINE and own == task):
-                    continue  # a name; or the headline below, which is this subset's main_score
-                out.extend((own, metric, value) for metric, value in flatten(inner, key))
-    headline = [e.get(HEADLINE) for e in splits.get(main, []) if e.get("hf_subset") is not None]
-    numbers = [float(v) for v in headline if isinstance(v, JsonNumber)]
-    has_headline = bool(headline) and len(numbers) == len(headline)
-    if has_headline:
-        out.append((task, HEADLINE, repr(float(sum(numbers) / len(numbers)))))
-    return out, has_headline
-
-
-def parse(path: Path, benchmark: str | None) -> Parsed:
-    doc = read_result(path)
-    chosen = chosen_copy(path)
+def not_loaded(path: Path, chosen: Path) -> NotScoresError | None:
+    """Why the result at ``path`` is skipped (an experiment's run, a superseded copy), or None."""
+    if path.parent.parent.name == EXPERIMENTS:
+        return NotScoresError(path, f"a run of the model with other settings ({EXPERIMENTS}/{path.parent.name}), "
+                              "not the model's result: the results one folder up are the ones loaded")
     if chosen != path:
-        raise NotScoresError(
+        return NotScoresError(
             path,
             f"superseded copy of this model's {path.stem} result: {chosen.parent.name}/{chosen.name} is the one "
             "loaded (one result per model and task: a run by the benchmark over an external one, then the newest "
             "mteb_version, then the greater revision folder)",
         )
-    task, splits, header = subsets_of(doc)
-    if task == "None":
-        task = path.stem
-    found, has_headline = cells(task, splits, header)
-    if not found:
-        raise ParseError(path, "an MTEB result without any numeric score; is it complete?")
-    system = system_of(path)
-    tasks, metrics, values = (list(c) for c in zip(*found, strict=True))
-    rows = rows_frame(benchmark or BENCHMARK, tasks, metrics, None, [system] * len(found), values, None)
-    problems = [f"revision {path.parent.name} (mteb {doc.get('mteb_version')})"]
-    if not has_headline:
-        problems.append(f"no main_score in the {evaluation_split(splits)!r} split: {task} has no ranked headline")
-    return Parsed(rows, tuple(problems))
+    return None
+
+
+def parse_results(paths: list[Path], benchmark: str | None) -> list[Parsed | ParseError]:
+    """Each of ``paths`` (MTEB result files) as its rows, or the error or skip that is its outcome.
+
+    One pass over the batch (:class:`transforms.parsers.mteb_cells.Cells`): the leaves of every
+    document go to one frame, cut by file at the end; per file only the revision rule and the
+    entries' names run in Python.
+    """
+    outcomes: list[Parsed | ParseError | None] = [None] * len(paths)
+    docs: dict[int, dict] = {}
+    for i, path in enumerate(paths):
+        try:
+            docs[i] = read_result(path)
+        except ParseError as error:
+            outcomes[i] = error
+    versions = {paths[i]: version_key(doc.get("mteb_version")) for i, doc in docs.items()}
+    revisions: dict[Path, list[Path]] = {}
+    cells = Cells()
+    notes: dict[int, list[str]] = {}
+    for i, doc in docs.items():
+        path = paths[i]
+        skip = not_loaded(path, chosen_copy(path, versions, revisions))
+        if skip is not None:
+            outcomes[i] = skip
+            continue
+        name, splits, header = subsets_of(doc)
+        task = path.stem if name is None else str(name)
+        notes[i] = [f"revision {path.parent.name} (mteb {doc.get('mteb_version')})"]
+        if not cells.add(i, task, splits, header):
+            notes[i].append(f"no main_score in the {evaluation_split(splits)!r} split: {task} has no ranked headline")
+    leaves = cells.frame()
+    systems = pl.Series([system_of(p) for p in paths], dtype=pl.String).gather(leaves.get_column("file"))
+    rows = leaves.select(
+        "file", benchmark=pl.lit(benchmark or BENCHMARK), task="task", metric="metric",
+        instance=pl.lit(None, PARSED_ROWS["instance"]), system=systems, value="value", line=pl.lit(None, PARSED_ROWS["line"]),
+    )
+    by_file = rows.partition_by("file", as_dict=True, include_key=False)  # in the parsed rows' schema already
+    for i, problems in notes.items():
+        found = by_file.get((i,))
+        if found is None:
+            outcomes[i] = ParseError(paths[i], "an MTEB result without any numeric score; is it complete?")
+            continue
+        outcomes[i] = Parsed(found, tuple(problems))
+    return outcomes
+
+
+def parse(path: Path, benchmark: str | None) -> Parsed:
+    """One result file: :func:`parse_results` of a batch of one."""
+    outcome = parse_results([path], benchmark)[0]
+    if isinstance(outcome, ParseError):
+        raise outcome
+    return outcome
 
 
 register_format(
     Format(
         name="mteb-results",
-        parser_version=1,
+        parser_version=2,
         sniff=sniff,
         parse=parse,
-        description="MTEB results/<model>/<revision>/<Task>.json, early and current mteb formats",
+        parse_batch=parse_results,
+        description="MTEB results/<model>/<revision>/<Task>.json, every mteb format (0.0 to 2.x)",
         folder_levels=2,
     )
 )
-
-
-META = "model_meta.json"
 
 
 def sniff_model_meta(path: Path, head: bytes) -> bool:
