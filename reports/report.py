@@ -161,7 +161,7 @@ def _section(
 ) -> Section:
     columns = _columns(snapshots)
     systems = leaderboard_order(columns)
-    scores, metrics = benchmark_scores(warehouse, benchmark, level)
+    scores, metrics = benchmark_scores(warehouse, benchmark, level, ranked_only=True)  # what the rank read
     notes = list(_input_notes(columns, scores, metrics))
     pairwise = None
     if scores.height:

@@ -269,7 +269,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the refresh flow on a schedule (:mod:`scorehouse.serving`): a Prefect deployment."""
     from scorehouse.serving import serve
 
-    serve(str(args.inbox), args.home, args.cron, args.interval, None if args.site is None else str(args.site))
+    try:
+        serve(str(args.inbox), args.home, args.cron, args.interval, None if args.site is None else str(args.site))
+    except KeyboardInterrupt:  # a stop signal while Prefect's runner shuts down: stopping is what was asked
+        pass
     return 0
 
 
