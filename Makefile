@@ -11,7 +11,7 @@ export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 90
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_LOGGING_LEVEL ?= CRITICAL
 
-.PHONY: install run test lint browser clean
+.PHONY: install run test test-fast lint browser clean
 
 install: $(STAMP)
 
@@ -27,6 +27,10 @@ run: install
 
 test: install lint browser
 	$(PY) -m pytest -q
+
+# The suite without the tests marked slow (the reliability harness, the large ranks): for a quick check while working.
+test-fast: install lint
+	$(PY) -m pytest -q -m 'not slow'
 
 # The HTML report is tested in a real headless Chromium: Debian's, installed here when missing.
 browser:
