@@ -175,6 +175,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0 if files_ok(report.files, args.strict) else 1
 
 
+def checked_output(warehouse, args: argparse.Namespace) -> None:  # noqa: ANN001 - a Warehouse, imported on use
+    """Refuse an ``--output`` inside the warehouse home (a usage error, exit 2): only scorehouse writes there."""
+    from scorehouse.warehouse.storage import OutputInsideHomeError
+
+    try:
+        warehouse.check_outside(args.output, "--output")
+    except OutputInsideHomeError as error:
+        raise UsageError(f"scorehouse {args.command}: {error}") from None
+
+
 def nested_as_json(frame: pl.DataFrame) -> pl.DataFrame:
     """``frame`` with its list, array and struct columns as JSON text: CSV has no nested values."""
     import polars as pl
@@ -195,8 +205,11 @@ def cmd_sql(args: argparse.Namespace) -> int:
     if args.format == "parquet" and args.output is None:
         print("scorehouse sql: --format parquet needs --output FILE", file=sys.stderr)
         return 2
+    warehouse = Warehouse(args.home)
+    if args.output is not None:
+        checked_output(warehouse, args)
     try:
-        frame = user_query(Warehouse(args.home), args.query)
+        frame = user_query(warehouse, args.query)
     except RefusedQueryError as error:
         print(f"scorehouse sql: {error}", file=sys.stderr)
         return 1
@@ -358,6 +371,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from scorehouse.warehouse.storage import Warehouse
 
     warehouse = Warehouse(args.home)
+    checked_output(warehouse, args)
     if args.latest:
         from scorehouse.warehouse.queries import latest_snapshot_ids
 

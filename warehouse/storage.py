@@ -114,6 +114,10 @@ class RawMissingError(FileNotFoundError):
     """A load's archived bytes are not in the raw archive (deleted by hand): they cannot be re-parsed."""
 
 
+class OutputInsideHomeError(ValueError):
+    """An output file (``sql --output``, ``export --output``) that would land inside the warehouse home."""
+
+
 class Warehouse:
     """A warehouse home directory.  Only this package touches it."""
 
@@ -126,6 +130,21 @@ class Warehouse:
 
     def dir(self, name: str) -> Path:
         return self.home / name
+
+    def check_outside(self, output: Path, option: str) -> Path:
+        """``output`` when it is outside the home, else :class:`OutputInsideHomeError`.
+
+        Only scorehouse writes inside the home: a user's file there could replace a snapshot
+        or a manifest (snapshots are immutable) or be read by a view.  Symbolic links are
+        followed (a link out of the home to a folder in it is still the home).
+        """
+        resolved = Path(output).expanduser().resolve()
+        if resolved == self.home or resolved.is_relative_to(self.home):
+            raise OutputInsideHomeError(
+                f"{option} {output} is inside the warehouse home {self.home}, where only scorehouse writes "
+                f"(it could replace a snapshot or a manifest); write the file somewhere else"
+            )
+        return Path(output)
 
     @contextmanager
     def write_lock(self) -> Iterator[None]:
