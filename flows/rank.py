@@ -42,7 +42,8 @@ from scorehouse.aggregators import (
     played_matrix,
     run,
 )
-from scorehouse.flows.catalog_state import ensure_current_catalog
+from scorehouse.flows.catalog_state import ensure_current_catalog, has_committed
+from scorehouse.flows.reconcile import stale_runs
 from scorehouse.aggregators.pairwise import co_scored, coverage_partial
 from scorehouse.flows.common import io_task, refresh_catalog
 from scorehouse.flows.progress import progress as progress_of
@@ -379,7 +380,9 @@ def rank_flow(
     running them one after the other; ``progress`` reports each partition
     done on stderr (:mod:`flows.progress`).  A catalog that does not match the committed loads and
     rules is rebuilt first (:func:`flows.catalog_state.ensure_current_catalog`): a snapshot is
-    stored for good, so it is never ranked from a stale catalog.
+    stored for good, so it is never ranked from a stale catalog.  Then the selected benchmarks'
+    latest snapshots that ranked other inputs than the current ones are ranked again with their
+    own methods and parameters (:func:`reconcile_rankings`).
     """
     warehouse = Warehouse(home)
     ensure_current_catalog(warehouse)
@@ -392,6 +395,33 @@ def rank_flow(
         else rank_benchmark(warehouse, benchmark, lvl, runs, version, parallel, progress)
         for benchmark, lvl in sorted(pairs)
     ]
+    outcomes += reconcile_rankings(warehouse, benchmarks, version, parallel, progress)
+    if any(m.new for o in outcomes for m in o.methods):
+        refresh_catalog(warehouse)
+    return outcomes
+
+
+def reconcile_rankings(
+    warehouse: Warehouse, benchmarks: list[str] | None, version: str, parallel: bool = False, progress: bool = False,
+) -> list[BenchmarkOutcome]:
+    """Rank again each (benchmark, level) of ``benchmarks`` (None: all) whose latest snapshots were not
+    computed from its current inputs, with those snapshots' methods and parameters (:func:`flows.reconcile.stale_runs`).
+
+    The catalog must be current (the caller made it so).  Rankings are derived state: whatever
+    stopped a run between a load's commit and its rank, the next ``rank``/``refresh`` catches up.
+    """
+    return [rank_benchmark(warehouse, benchmark, level, runs, version, parallel, progress)
+            for (benchmark, level), runs in stale_runs(warehouse, benchmarks).items()]
+
+
+def reconciled_warehouse(home: str | None) -> list[BenchmarkOutcome]:
+    """:func:`reconcile_rankings` of every benchmark of ``home``, on a current catalog, rebuilt after any new
+    snapshot; nothing at all for a home with nothing committed."""
+    warehouse = Warehouse(home)
+    if not has_committed(warehouse):
+        return []
+    ensure_current_catalog(warehouse)
+    outcomes = reconcile_rankings(warehouse, None, code_version())
     if any(m.new for o in outcomes for m in o.methods):
         refresh_catalog(warehouse)
     return outcomes

@@ -1,8 +1,11 @@
 """The refresh flow of scheduled ingestion, and serving it on a schedule.
 
 ``refresh_flow`` ingests the files waiting in an inbox, moves them out, and
-re-ranks only the benchmarks whose inputs changed; with nothing new it does
-nothing at all (no catalog rebuild, no ranking).  With ``reparse`` it also
+re-ranks the benchmarks whose inputs changed; then, new files or not, it ranks
+again every benchmark whose latest snapshots were not computed from its current
+inputs (:func:`flows.rank.reconciled_warehouse`: a refresh killed between a
+load's commit and its rank, a plain ``ingest``), so rankings always follow the
+committed scores.  With ``reparse`` it also
 re-derives the loads an older parser version made
 (:func:`flows.ingest.reparse_stale`).  ``serve_refresh`` serves it as a
 Prefect deployment on a cron schedule (Prefect's scheduler needs a Prefect
@@ -20,7 +23,7 @@ from prefect import flow
 from scorehouse.flows.common import io_task
 from scorehouse.flows.ingest import FileOutcome, ingest_files, log_outcome, refresh_catalog_after, reparse_stale
 from scorehouse.flows.lineage import lineage_notices, stale_loads
-from scorehouse.flows.rank import BenchmarkOutcome, rank_flow
+from scorehouse.flows.rank import BenchmarkOutcome, rank_flow, reconciled_warehouse
 from scorehouse.flows.serving import serve_until_stopped
 from scorehouse.warehouse.inbox import inbox_lock, move_out, new_files
 from scorehouse.warehouse.storage import Warehouse
@@ -38,7 +41,7 @@ class RefreshReport:
 
     @property
     def nothing_new(self) -> bool:
-        return not self.files and not self.reparsed
+        return not self.files and not self.reparsed and not self.ranked
 
     @property
     def notices(self) -> list[str]:
@@ -66,6 +69,7 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool) -> RefreshReport
     files = new_files(inbox_path)
     report = RefreshReport()
     if not files and not reparse:
+        report.ranked = reconciled_warehouse(home)
         return report
     warehouse = Warehouse(home)
     report.files = ingest_files(warehouse, files, None, None, False, progress=False)
@@ -80,6 +84,7 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool) -> RefreshReport
     changed = sorted({b for f in outcomes if f.status == "loaded" for b in f.benchmarks})
     if changed:
         report.ranked = rank_flow(home=home, benchmarks=changed)
+    report.ranked += reconciled_warehouse(home)
     return report
 
 

@@ -150,19 +150,26 @@ def snapshot_exists(warehouse: Warehouse, snapshot: str) -> bool:
     return manifest_path(warehouse, snapshot).exists()
 
 
-def previous_snapshot(warehouse: Warehouse, request: SnapshotRequest) -> str | None:
-    """The newest committed snapshot of the same (benchmark, level, method, parameters).
+def latest_manifests(warehouse: Warehouse) -> pl.DataFrame:
+    """The manifest (:data:`SNAPSHOT_MANIFEST`) of the newest committed snapshot of every
+    (benchmark, level, method, parameters), sorted by that key.
 
     The catalog's ``latest_snapshots`` rule (:data:`warehouse.sql.SNAPSHOT`),
     run on the manifests directly: the catalog is rebuilt only after a rank
     run, so it may not list the snapshot written a moment ago.
     """
     manifests = relation("*.parquet", warehouse.dir("snapshot_manifests"), SNAPSHOT_MANIFEST)
-    same_key = query_files(
-        f"SELECT snapshot_id FROM ({SNAPSHOT.latest(manifests)}) WHERE {' AND '.join(f'{c} = ?' for c in SNAPSHOT.key)}",
-        [request.benchmark, request.level, request.method, request.parameters],
+    keys = ", ".join(SNAPSHOT.key)
+    return query_files(f"SELECT {', '.join(SNAPSHOT_MANIFEST)} FROM ({SNAPSHOT.latest(manifests)}) ORDER BY {keys}")
+
+
+def previous_snapshot(warehouse: Warehouse, request: SnapshotRequest) -> str | None:
+    """The newest committed snapshot of the same (benchmark, level, method, parameters)."""
+    same_key = latest_manifests(warehouse).filter(
+        *(pl.col(c) == v for c, v in zip(SNAPSHOT.key, (request.benchmark, request.level, request.method,
+                                                         request.parameters), strict=True))
     )
-    return same_key.item() if same_key.height else None
+    return same_key.item(0, "snapshot_id") if same_key.height else None
 
 
 def write_snapshot(
