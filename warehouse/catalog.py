@@ -92,7 +92,8 @@ from scorehouse.warehouse.sql import (
     quoted,
     relation,
     sql_literal,
-    sql_path,
+    glob_escaped,
+    sql_glob,
 )
 from scorehouse.warehouse.storage import Warehouse, metric_rule_files
 
@@ -119,7 +120,7 @@ def _snapshot_files(home: Path, name: str, schema: dict[str, pl.DataType]) -> st
     """Every snapshot's ``name`` file (its benchmark and snapshot from the folder names), or no rows."""
     files = home / "snapshots"
     if any(files.glob(f"benchmark=*/snapshot=*/{name}")):
-        path = sql_path(files / f"benchmark=*/snapshot=*/{name}")
+        path = sql_glob(files, f"benchmark=*/snapshot=*/{name}")
         return f"SELECT * FROM read_parquet({path}, hive_partitioning = true)"
     return empty_relation(schema, ("benchmark", "snapshot"))
 
@@ -171,9 +172,9 @@ ANALYSIS_VIEWS = {
 def _analysis_view(home: Path, table: str) -> str:
     """Every analysis's ``table`` with the manifest's benchmark, level and experiment."""
     view, schema = ANALYSIS_VIEWS[table]
-    files = home / "analyses" / f"benchmark=*/analysis=*/{table}.parquet"
-    if any(files.parent.parent.parent.glob(f"benchmark=*/analysis=*/{table}.parquet")):
-        tables = f"SELECT * EXCLUDE (benchmark) FROM read_parquet({sql_path(files)}, hive_partitioning = true)"
+    pattern = f"benchmark=*/analysis=*/{table}.parquet"
+    if any((home / "analyses").glob(pattern)):
+        tables = f"SELECT * EXCLUDE (benchmark) FROM read_parquet({sql_glob(home / 'analyses', pattern)}, hive_partitioning = true)"
     else:
         tables = empty_relation(schema, ("analysis",))
     return f"""CREATE VIEW {view} AS
@@ -347,7 +348,10 @@ def user_query(warehouse: Warehouse, sql: str) -> pl.DataFrame:
             f"only queries are allowed (the catalog is read-only); got a {statements[0].type.name} statement"
         )
     with connect(warehouse) as con:
-        con.execute(f"SET allowed_directories = [{sql_literal(str(warehouse.home) + os.sep)}]")
+        # The views name the home's files by globs, where its own glob characters are escaped
+        # (:func:`warehouse.sql.sql_glob`): DuckDB checks the glob as written, so both spellings are allowed.
+        allowed = sorted({str(warehouse.home) + os.sep, glob_escaped(warehouse.home) + os.sep})
+        con.execute(f"SET allowed_directories = [{', '.join(map(sql_literal, allowed))}]")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
         try:

@@ -139,7 +139,7 @@ def read_partition(warehouse: Warehouse, partition: Partition) -> pl.DataFrame:
     """The current scores (:data:`SCORES`) of ``partition``'s tasks, as a Polars frame of strings."""
     if partition.shared:
         return conform(pl.from_arrow(_read_shared(warehouse, partition)), SCORES)
-    frame = pl.scan_parquet(list(partition.files)).select(list(SCORES))
+    frame = pl.scan_parquet(list(partition.files), glob=False).select(list(SCORES))
     return frame.filter(pl.col("task").is_in(list(partition.tasks)) & pl.col("load_id").is_in(list(partition.loads))).collect()
 
 
@@ -181,7 +181,7 @@ def read_metrics(warehouse: Warehouse, benchmark: str) -> pl.DataFrame:
     path = warehouse.home / "metrics.parquet"
     if not path.exists():
         return pl.DataFrame(schema=METRICS)
-    return conform(pl.read_parquet(path).filter(pl.col("benchmark") == benchmark), METRICS)
+    return conform(pl.read_parquet(path, glob=False).filter(pl.col("benchmark") == benchmark), METRICS)
 
 
 def coverage_levels(warehouse: Warehouse) -> pl.DataFrame:

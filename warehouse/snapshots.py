@@ -227,17 +227,17 @@ def read_snapshot(warehouse: Warehouse, snapshot: str) -> tuple[dict[str, Any], 
     path = manifest_path(warehouse, snapshot)
     if not path.exists():
         raise KeyError(f"no snapshot {snapshot!r} in {warehouse.home}; list them with 'scorehouse snapshots'")
-    manifest = pl.read_parquet(path).row(0, named=True)
-    return manifest, pl.read_parquet(snapshot_folder(warehouse, manifest["benchmark"], snapshot) / "ranking.parquet")
+    manifest = pl.read_parquet(path, glob=False).row(0, named=True)
+    return manifest, pl.read_parquet(snapshot_folder(warehouse, manifest["benchmark"], snapshot) / "ranking.parquet", glob=False)
 
 
 def read_coverage(warehouse: Warehouse, benchmark: str, snapshot: str) -> pl.DataFrame:
     """The coverage of a snapshot (:data:`SNAPSHOT_COVERAGE`); no rows for a snapshot stored without one."""
     path = snapshot_folder(warehouse, benchmark, snapshot) / "coverage.parquet"
-    return pl.read_parquet(path) if path.exists() else pl.DataFrame(schema=SNAPSHOT_COVERAGE)
+    return pl.read_parquet(path, glob=False) if path.exists() else pl.DataFrame(schema=SNAPSHOT_COVERAGE)
 
 
 def read_arena(warehouse: Warehouse, benchmark: str, snapshot: str) -> pl.DataFrame | None:
     """The arena leaderboard of a snapshot (:data:`ARENA_LEADERBOARD`); None for a snapshot without one."""
     path = snapshot_folder(warehouse, benchmark, snapshot) / "arena.parquet"
-    return pl.read_parquet(path) if path.exists() else None
+    return pl.read_parquet(path, glob=False) if path.exists() else None

@@ -69,8 +69,23 @@ def sql_literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def sql_path(path: Path) -> str:
-    return sql_literal(str(path))
+# What DuckDB's globs read as patterns: a folder's own such characters are escaped as a class of one.
+GLOB_CHARACTERS = frozenset("[]*?{}")
+
+
+def sql_glob(directory: Path, pattern: str) -> str:
+    """The files matching ``pattern`` under ``directory``, as a SQL literal for ``read_parquet``.
+
+    The folder's own glob characters (a home at ``runs [2024]``) are escaped (``[[]``), so they
+    match themselves; before, such a home committed a load and then failed every command with
+    "No files found that match the pattern".
+    """
+    return sql_literal(f"{glob_escaped(directory)}/{pattern}")
+
+
+def glob_escaped(directory: Path) -> str:
+    """``directory`` as a DuckDB glob that matches itself only (its glob characters as classes of one)."""
+    return "".join(f"[{c}]" if c in GLOB_CHARACTERS else c for c in str(directory))
 
 
 def duckdb_type(dtype: pl.DataType) -> str:
@@ -92,7 +107,7 @@ def relation(files: str, directory: Path, schema: dict[str, pl.DataType], hive: 
     """A SELECT over the Parquet files matching ``files`` in ``directory``, or an empty typed one."""
     if any(directory.glob(files)):
         options = ", hive_partitioning = true" if hive else ""
-        return f"SELECT * FROM read_parquet({sql_path(directory / files)}{options})"
+        return f"SELECT * FROM read_parquet({sql_glob(directory, files)}{options})"
     return empty_relation(schema, ("level",) if hive else ())
 
 
@@ -105,7 +120,7 @@ def loads_relation(home: Path) -> str:
     """
     manifests = empty_relation(LOADS)
     if any((home / "loads").glob("*.parquet")):
-        files = sql_path(home / "loads" / "*.parquet")
+        files = sql_glob(home / "loads", "*.parquet")
         manifests += f" UNION ALL BY NAME SELECT * FROM read_parquet({files}, union_by_name = true)"
     versioned = (f"SELECT * REPLACE (coalesce(parser_version, {UNVERSIONED_PARSER}) AS parser_version, "
                  f"coalesce(batch_id, load_id) AS batch_id) FROM ({manifests})")

@@ -268,7 +268,7 @@ class Warehouse:
         if not files:
             return pl.DataFrame(schema=schema)
         current = self.manifests().filter(pl.col("is_current")).select("load_id", "source")
-        return conform(pl.read_parquet(files).join(current, on="load_id"), schema)
+        return conform(pl.read_parquet(files, glob=False).join(current, on="load_id"), schema)
 
     def manifests(self) -> pl.DataFrame:
         """Every committed load's manifest, with ``is_current``: the catalog's ``loads`` view, read from the files.
@@ -292,7 +292,7 @@ class Warehouse:
             if not path.exists():  # idempotent: any writer computes the same file
                 files = sorted(self.dir("scores").glob(f"benchmark=*/level=*/{batch}.parquet"))
                 scores = [
-                    conform(pl.read_parquet(f), SCORES).with_columns(level=pl.lit(f.parent.name.removeprefix("level=")))
+                    conform(pl.read_parquet(f, glob=False), SCORES).with_columns(level=pl.lit(f.parent.name.removeprefix("level=")))
                     for f in files
                 ]
                 leveled = pl.concat(scores) if scores else conform(pl.DataFrame(schema=SCORES), SCORES).with_columns(
@@ -302,7 +302,7 @@ class Warehouse:
         if not paths:
             return pl.DataFrame(schema=COVERAGE)
         loads = current.get_column("load_id").implode()
-        return conform(pl.scan_parquet(paths).filter(pl.col("load_id").is_in(loads)).collect(), COVERAGE)
+        return conform(pl.scan_parquet(paths, glob=False).filter(pl.col("load_id").is_in(loads)).collect(), COVERAGE)
 
     def declare_metric_rules(self, rules: pl.DataFrame) -> None:
         """Put ``rules`` (:data:`METRIC_RULES`) first in ``declared_metric_rules.csv``, replacing earlier rules
