@@ -78,11 +78,12 @@ def check_metric_rules(home: str | None) -> None:
 
 
 def current_catalog(home: str | None) -> None:
-    """Rebuild the catalog first when it does not match the committed loads and rules (:mod:`flows.catalog_state`)."""
-    from scorehouse.flows.catalog_state import ensure_current_catalog
+    """Make the catalog read current first when it does not match the committed loads and rules, never waiting
+    for a writer (:func:`flows.catalog_state.ensure_readable_catalog`)."""
+    from scorehouse.flows.catalog_state import ensure_readable_catalog
     from scorehouse.warehouse.storage import Warehouse
 
-    ensure_current_catalog(Warehouse(home))
+    ensure_readable_catalog(Warehouse(home))
 
 
 def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202

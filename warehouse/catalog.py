@@ -1,8 +1,12 @@
 """The DuckDB catalog: views over the warehouse's Parquet files and manifests.
 
-The catalog file holds views only, never data, so it is cheap to rebuild: it
-is written aside and renamed over the old one after every change, and a
-reader holding the old file keeps a consistent picture until it reconnects.
+The catalog file holds views and one small table (the resolved metric catalog),
+never scores, so it is cheap to rebuild: it is written aside and renamed over
+the old one after every change, and a reader holding the old file keeps a
+consistent picture until it reconnects.  A reader that finds it stale and
+cannot replace it at once (a writer holds the lock, or the home is read-only)
+builds its own in a private temporary folder and reads that
+(:func:`build_private_catalog`): readers never wait for writers.
 
 Views:
 
@@ -58,8 +62,11 @@ analysis) is defined once, in :mod:`warehouse.sql`.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import polars as pl
@@ -183,7 +190,7 @@ def _analysis_view(home: Path, table: str) -> str:
 
 
 def view_statements(warehouse: Warehouse) -> list[str]:
-    """The CREATE VIEW statements of the catalog, in dependency order."""
+    """The CREATE VIEW statements of the catalog, in dependency order (after the ``metrics`` table)."""
     home = warehouse.home
     raw_scores = relation("benchmark=*/level=*/*.parquet", home / "scores", SCORES, hive=True)
     score_columns = ", ".join(f"s.{c}" for c in SCORES)
@@ -195,7 +202,6 @@ def view_statements(warehouse: Warehouse) -> list[str]:
             SELECT {score_columns}, s.level
             FROM ({raw_scores}) AS s JOIN loads AS l USING (load_id)""",
         _scores_view(shared_partitions(warehouse.current_coverage())),
-        f"CREATE VIEW metrics AS {relation('metrics.parquet', home, METRICS)}",
         # Scores joined to their catalog entry and oriented higher-is-better: what ranks are taken on.
         f"""CREATE VIEW oriented_scores AS
             SELECT s.*, m.higher_is_better, m.is_ranked, m.weight, {_voter_group_sql()} AS "group", m.group_weight,
@@ -277,13 +283,23 @@ def committed_state(warehouse: Warehouse) -> str:
     return digest.hexdigest()
 
 
+# Catalogs this process built aside for reading (home -> file): see :func:`build_private_catalog`.
+_PRIVATE_CATALOGS: dict[Path, Path] = {}
+
+
+def catalog_file(warehouse: Warehouse) -> Path:
+    """The catalog this process reads: its private one when it built one for the home, else the home's."""
+    return _PRIVATE_CATALOGS.get(warehouse.home, warehouse.catalog_path)
+
+
 def catalog_state(warehouse: Warehouse) -> str | None:
-    """The committed state the catalog was built from; None when there is no catalog or it predates the record."""
+    """The committed state the catalog read was built from; None when there is none or it predates the record."""
     import duckdb
 
-    if not warehouse.catalog_path.exists():
+    path = catalog_file(warehouse)
+    if not path.exists():
         return None
-    with duckdb.connect(str(warehouse.catalog_path), read_only=True) as con:
+    with duckdb.connect(str(path), read_only=True) as con:
         try:
             return con.sql(f"SELECT fingerprint FROM {STATE_VIEW}").fetchall()[0][0]
         except duckdb.CatalogException:
@@ -296,31 +312,65 @@ def catalog_is_current(warehouse: Warehouse) -> bool:
 
 
 def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> None:
-    """Write the metric catalog, then build the views aside and swap the catalog file in.
+    """Write the metric catalog, then build the views aside and swap the home's catalog file in.
 
     Run under the write lock, so the committed state read first is the one the views show;
     it is stored with them (the ``catalog_state`` view) for :func:`catalog_is_current`.
+    A private catalog this process read until now is dropped: the home's is current.
+    """
+    state = committed_state(warehouse)
+    write_parquet(metrics, warehouse.home / "metrics.parquet")
+    with written_aside(warehouse.catalog_path) as aside:
+        build_catalog(warehouse, metrics, state, aside)
+    _PRIVATE_CATALOGS.pop(warehouse.home, None)
+
+
+def build_private_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> Path:
+    """Build a catalog of the home in a private temporary folder and read it from now on; its path.
+
+    For a reader that finds the home's catalog stale and cannot take the writer lock at once
+    (a writer holds it: readers never wait) or at all (a read-only or copied home): it writes
+    nothing in the home.  The folder is removed when the process exits.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="scorehouse-catalog-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "catalog.duckdb"
+    build_catalog(warehouse, metrics, committed_state(warehouse), path)
+    _PRIVATE_CATALOGS[warehouse.home] = path
+    return path
+
+
+def build_catalog(warehouse: Warehouse, metrics: pl.DataFrame, state: str, path: Path) -> None:
+    """Write the catalog of ``state`` to ``path`` (a new file): the metric table, the views, the state.
+
+    DuckDB's write-ahead log beside it is removed whatever happens (before, a failed build
+    left one ``.tmp.wal`` file per try).
     """
     import duckdb
 
-    state = committed_state(warehouse)
-    write_parquet(metrics, warehouse.home / "metrics.parquet")
-    with written_aside(warehouse.catalog_path) as aside, duckdb.connect(str(aside)) as con:
-        for statement in view_statements(warehouse):
-            con.execute(statement)
-        con.execute(f"CREATE VIEW {STATE_VIEW} AS SELECT {sql_literal(state)} AS fingerprint")
+    try:
+        with duckdb.connect(str(path)) as con:
+            con.register("resolved_metrics", metrics.to_arrow())
+            con.execute(f"CREATE TABLE metrics AS SELECT {', '.join(quoted(c) for c in METRICS)} FROM resolved_metrics")
+            con.unregister("resolved_metrics")
+            for statement in view_statements(warehouse):
+                con.execute(statement)
+            con.execute(f"CREATE VIEW {STATE_VIEW} AS SELECT {sql_literal(state)} AS fingerprint")
+    finally:
+        path.with_name(path.name + ".wal").unlink(missing_ok=True)
 
 
 def connect(warehouse: Warehouse, read_only: bool = True):  # noqa: ANN201 - duckdb is imported lazily
-    """A DuckDB connection to the catalog (read-only by default)."""
+    """A DuckDB connection to the catalog (read-only by default): this process's private one when it built one."""
     import duckdb
 
-    if not warehouse.catalog_path.exists():
+    path = catalog_file(warehouse)
+    if not path.exists():
         raise WarehouseMissingError(
             f"no warehouse catalog at {warehouse.catalog_path}; run 'scorehouse ingest PATH' first "
             f"(or point --home / $SCOREHOUSE_HOME at an existing warehouse)"
         )
-    return duckdb.connect(str(warehouse.catalog_path), read_only=read_only)
+    return duckdb.connect(str(path), read_only=read_only)
 
 
 def user_query(warehouse: Warehouse, sql: str) -> pl.DataFrame:

@@ -147,10 +147,11 @@ class Warehouse:
         return Path(output)
 
     @contextmanager
-    def write_lock(self) -> Iterator[None]:
-        """Serialise writers: one process at a time changes the warehouse."""
-        with atomic.file_lock(self.home / ".lock"):
-            yield
+    def write_lock(self, wait: bool = True) -> Iterator[bool]:
+        """Serialise writers: one process at a time changes the warehouse.  Yields whether the lock
+        was taken (always, unless ``wait`` is False and another process holds it)."""
+        with atomic.file_lock(self.home / ".lock", wait=wait) as taken:
+            yield taken
 
     def archive_raw(self, path: Path) -> str:
         """Copy ``path`` into the content-addressed raw archive; return its sha256."""
@@ -221,6 +222,11 @@ class Warehouse:
         manifests = pl.concat([new.record.frame(new.loaded_at, batch) for new in loads])
         atomic.write_parquet(manifests, self.dir("loads") / f"{batch}.parquet")
 
+    def committed_batches(self) -> frozenset[str]:
+        """The batches whose manifests exist (a batch is committed when its manifest is)."""
+        folder = self.dir("loads")
+        return frozenset(p.stem for p in folder.glob("*.parquet")) if folder.is_dir() else frozenset()
+
     def remove_uncommitted(self) -> None:
         """Remove the scores, battles, coverage, quarantine, system and layout files of batches that have no manifest.
 
@@ -228,7 +234,7 @@ class Warehouse:
         such files are a crashed writer's.  A later batch may hold the same loads, and every
         view reads all files of a folder, so they would be read twice.
         """
-        committed = {p.stem for p in self.dir("loads").glob("*.parquet")}
+        committed = self.committed_batches()
         folders = [self.dir("coverage"), self.dir("quarantine"), self.dir("systems"), self.dir("segment_layouts"),
                    self.dir("battles_quarantine"), *self.dir("scores").glob("benchmark=*/level=*"),
                    *self.dir("battles").glob("benchmark=*")]
