@@ -112,6 +112,23 @@ def add_battle_columns(parser: argparse.ArgumentParser) -> None:
 STRICT_HELP = "exit 1 when rows were quarantined (by default they are warnings: exit 0)"
 
 
+# scorehouse.warehouse.catalog.DEFAULT_QUERY_TIMEOUT, spelt here so that --help imports no DuckDB or Polars.
+DEFAULT_QUERY_TIMEOUT = 60.0
+
+
+def positive_seconds(value: str) -> float:
+    seconds = float(value)
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"--timeout must be a positive number of seconds, got {value!r}")
+    return seconds
+
+
+def add_query_limits(sql: argparse.ArgumentParser) -> None:
+    """How long a ``sql`` query may run (docs/reliability.md: 'Bounded queries')."""
+    sql.add_argument("--timeout", type=positive_seconds, default=DEFAULT_QUERY_TIMEOUT, metavar="SECONDS",
+                     help=f"stop the query after this many seconds (default {DEFAULT_QUERY_TIMEOUT:g})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scorehouse", description="A warehouse of benchmark scores and the rankings computed from them.")
     parser.set_defaults(prefect=None)  # "flow": runs flows; "server": needs a real Prefect server
@@ -135,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("--format", choices=("table", "csv", "json", "parquet"), default="table")
     sql.add_argument("--output", type=Path, help="write the result to this file")
     sql.add_argument("--max-rows", type=int, default=60, help="rows shown in table format")
+    add_query_limits(sql)
     sql.set_defaults(handler=commands.cmd_sql)
 
     rank = sub.add_parser("rank", help="rank benchmarks and store the results as snapshots")

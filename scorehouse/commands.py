@@ -210,7 +210,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     if args.output is not None:
         checked_output(warehouse, args)
     try:
-        frame = user_query(warehouse, args.query)
+        frame = user_query(warehouse, args.query, timeout=args.timeout)
     except RefusedQueryError as error:
         print(f"scorehouse sql: {error}", file=sys.stderr)
         return 1

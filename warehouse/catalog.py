@@ -67,6 +67,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 import polars as pl
@@ -373,7 +374,15 @@ def connect(warehouse: Warehouse, read_only: bool = True):  # noqa: ANN201 - duc
     return duckdb.connect(str(path), read_only=read_only)
 
 
-def user_query(warehouse: Warehouse, sql: str) -> pl.DataFrame:
+DEFAULT_QUERY_TIMEOUT = 60.0  # seconds a ``scorehouse sql`` query may run (``--timeout``)
+
+
+def memory_limit() -> str:
+    """DuckDB's memory limit for a user query: half the machine's memory (DuckDB's default is 80%)."""
+    return f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') // 2 // (1 << 20)}MiB"
+
+
+def user_query(warehouse: Warehouse, sql: str, timeout: float = DEFAULT_QUERY_TIMEOUT) -> pl.DataFrame:
     """Run one user query (``scorehouse sql``) on the catalog, unable to write or to read outside the home.
 
     Allowed: exactly one statement, and it must be a query (SELECT, WITH … SELECT, FROM …,
@@ -384,6 +393,10 @@ def user_query(warehouse: Warehouse, sql: str) -> pl.DataFrame:
     refuses any ``SET`` that would undo it.  ``COPY``, ``EXPORT DATABASE``, ``ATTACH``,
     ``CREATE``, ``INSERT``, ``SET``, ``INSTALL``/``LOAD`` and several statements are refused
     before anything runs.  Every refusal or failure is a :class:`RefusedQueryError`: one line.
+
+    Bounded: a query still running after ``timeout`` seconds is interrupted; DuckDB may use half
+    the machine's memory (:func:`memory_limit`) and spills to a private temporary folder, never
+    into the home (DuckDB's default spill folder is beside the catalog), removed afterwards.
     """
     import duckdb
 
@@ -397,17 +410,26 @@ def user_query(warehouse: Warehouse, sql: str) -> pl.DataFrame:
         raise RefusedQueryError(
             f"only queries are allowed (the catalog is read-only); got a {statements[0].type.name} statement"
         )
-    with connect(warehouse) as con:
+    with connect(warehouse) as con, tempfile.TemporaryDirectory(prefix="scorehouse-spill-") as spill:
+        con.execute(f"SET memory_limit = {sql_literal(memory_limit())}")
+        con.execute(f"SET temp_directory = {sql_literal(spill)}")
         # The views name the home's files by globs, where its own glob characters are escaped
         # (:func:`warehouse.sql.sql_glob`): DuckDB checks the glob as written, so both spellings are allowed.
         allowed = sorted({str(warehouse.home) + os.sep, glob_escaped(warehouse.home) + os.sep})
         con.execute(f"SET allowed_directories = [{', '.join(map(sql_literal, allowed))}]")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
+        timer = threading.Timer(timeout, con.interrupt)
+        timer.start()
         try:
             return query_frame(con, sql)
+        except duckdb.InterruptException:
+            raise RefusedQueryError(f"the query ran longer than {timeout:g} s and was stopped; narrow it, "
+                                    f"or give more time with --timeout SECONDS") from None
         except duckdb.Error as error:
             raise RefusedQueryError(first_line(error)) from None
+        finally:
+            timer.cancel()
 
 
 def first_line(error: Exception) -> str:
