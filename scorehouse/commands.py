@@ -8,9 +8,11 @@ need them: importing Prefect alone costs about two seconds, which
 from __future__ import annotations
 
 import argparse
+import errno
+import functools
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -18,6 +20,38 @@ if TYPE_CHECKING:
     import polars as pl
 
 from scorehouse.console import print_analyses, print_arena, print_diff, print_frame, print_ingest_report, print_rankings, print_refresh
+
+
+def disk_full_is_named(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``command``, where running out of disk space is one named line on stderr and exit 1, not tracebacks.
+
+    Every write of scorehouse goes aside and is renamed into place, and a failed write removes
+    its temporary file, so a full disk leaves the last complete commit as it was, and readers keep
+    the last good catalog (:func:`flows.catalog_state.ensure_readable_catalog` builds one aside).
+    DuckDB says it in its own exception, not an ``OSError``: its message is recognised.
+    """
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except Exception as error:
+            if not is_disk_full(error):
+                raise
+            where = getattr(error, "filename", None) or args.home or "the warehouse home"
+            print(f"scorehouse {args.command}: no space left on the disk of {where}; nothing half-written was "
+                  f"kept and the last complete commit stands; free some space and run the command again",
+                  file=sys.stderr)
+            return 1
+    return run
+
+
+def is_disk_full(error: BaseException) -> bool:
+    """True when ``error``, or an error it was raised from, is the disk running out of space."""
+    while error is not None:
+        if (isinstance(error, OSError) and error.errno == errno.ENOSPC) or "No space left on device" in str(error):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
 
 
 class UsageError(Exception):
@@ -81,9 +115,13 @@ def current_catalog(home: str | None) -> None:
     """Make the catalog read current first when it does not match the committed loads and rules, never waiting
     for a writer (:func:`flows.catalog_state.ensure_readable_catalog`)."""
     from scorehouse.flows.catalog_state import ensure_readable_catalog
+    from scorehouse.warehouse.home_format import HomeFormatError
     from scorehouse.warehouse.storage import Warehouse
 
-    ensure_readable_catalog(Warehouse(home))
+    try:
+        ensure_readable_catalog(Warehouse(home))
+    except HomeFormatError as error:
+        raise UsageError(f"scorehouse: {error}") from None
 
 
 def _with_runner(flow, args: argparse.Namespace):  # noqa: ANN001, ANN202
@@ -158,6 +196,7 @@ def table_columns(args: argparse.Namespace, columns: dict[str, str]) -> dict[str
     return columns
 
 
+@disk_full_is_named
 def cmd_ingest(args: argparse.Namespace) -> int:
     check_metric_rules(args.home)
     from scorehouse.flows.ingest import files_ok, ingest_flow
@@ -199,6 +238,7 @@ def nested_as_json(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+@disk_full_is_named
 def cmd_sql(args: argparse.Namespace) -> int:
     from scorehouse.warehouse.catalog import RefusedQueryError, user_query
     from scorehouse.warehouse.storage import Warehouse
@@ -255,6 +295,7 @@ def battle_selection(args: argparse.Namespace, always: bool = False):  # noqa: A
     return BattleSelection(filters, args.bothbad or BattleSelection.bothbad)
 
 
+@disk_full_is_named
 def cmd_rank(args: argparse.Namespace) -> int:
     from scorehouse.flows.rank import rank_flow
 
@@ -267,6 +308,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     return 1 if print_rankings(outcomes) else 0
 
 
+@disk_full_is_named
 def cmd_arena(args: argparse.Namespace) -> int:
     from scorehouse.flows.arena import arena_flow
 
@@ -298,6 +340,7 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
     return 0
 
 
+@disk_full_is_named
 def cmd_refresh(args: argparse.Namespace) -> int:
     check_metric_rules(args.home)
     from scorehouse.flows.ingest import files_ok
@@ -368,6 +411,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+@disk_full_is_named
 def cmd_export(args: argparse.Namespace) -> int:
     from scorehouse.warehouse.storage import Warehouse
 
@@ -379,14 +423,20 @@ def cmd_export(args: argparse.Namespace) -> int:
         ids = latest_snapshot_ids(warehouse, args.benchmark)
     else:
         ids = args.snapshot or []
-    if args.format == "html":
-        from scorehouse.reports.report import write_report
+    from scorehouse.warehouse.integrity import DamagedFileError
 
-        path = write_report(warehouse, ids, args.output)
-    else:
-        from scorehouse.warehouse.exports import export_table, write_export
+    try:
+        if args.format == "html":
+            from scorehouse.reports.report import write_report
 
-        path = write_export(export_table(warehouse, ids), args.format, args.output)
+            path = write_report(warehouse, ids, args.output)
+        else:
+            from scorehouse.warehouse.exports import export_table, write_export
+
+            path = write_export(export_table(warehouse, ids), args.format, args.output)
+    except DamagedFileError as error:
+        print(f"scorehouse export: {error}", file=sys.stderr)
+        return 1
     print(f"wrote {len(ids)} snapshot(s) to {path}")
     return 0
 
@@ -435,6 +485,7 @@ def synth_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+@disk_full_is_named
 def cmd_analyze(args: argparse.Namespace) -> int:
     from scorehouse.flows.analyze import EXPERIMENTS, analyze_flow
 
@@ -447,6 +498,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+@disk_full_is_named
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: ingest the bundled real dumps, rank every benchmark, print the leaderboards, write the report."""
     check_metric_rules(args.home)

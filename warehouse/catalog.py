@@ -88,6 +88,7 @@ from scorehouse.warehouse.schema import (
     VOTER_KEYS,
     VOTER_SEPARATOR,
 )
+from scorehouse.warehouse.integrity import CHECKED, check_files, recorded_hashes
 from scorehouse.warehouse.snapshots import SNAPSHOT_RANKING
 from scorehouse.warehouse.atomic import write_parquet, written_aside
 from scorehouse.warehouse.sql import (
@@ -96,6 +97,7 @@ from scorehouse.warehouse.sql import (
     SNAPSHOT,
     SYSTEM,
     empty_relation,
+    files_relation,
     loads_relation,
     quoted,
     relation,
@@ -107,6 +109,10 @@ from scorehouse.warehouse.storage import Warehouse, metric_rule_files
 
 class WarehouseMissingError(FileNotFoundError):
     """There is no catalog at the warehouse home yet: ingest something first."""
+
+
+class CatalogWriteError(OSError):
+    """DuckDB could not write a catalog file (a full disk, a read-only folder)."""
 
 
 class RefusedQueryError(ValueError):
@@ -124,13 +130,19 @@ def _rank_view(name: str, level: str) -> str:
         FROM oriented_scores WHERE level = '{level}' AND is_ranked"""
 
 
-def _snapshot_files(home: Path, name: str, schema: dict[str, pl.DataType]) -> str:
-    """Every snapshot's ``name`` file (its benchmark and snapshot from the folder names), or no rows."""
-    files = home / "snapshots"
-    if any(files.glob(f"benchmark=*/snapshot=*/{name}")):
-        path = sql_glob(files, f"benchmark=*/snapshot=*/{name}")
-        return f"SELECT * FROM read_parquet({path}, hive_partitioning = true)"
-    return empty_relation(schema, ("benchmark", "snapshot"))
+def _snapshot_files(warehouse: Warehouse, name: str, schema: dict[str, pl.DataType], damaged: frozenset[str]) -> str:
+    """Every committed snapshot's ``name`` file (its benchmark and snapshot from the folder names) that is
+    not damaged, or no rows.  Listed one by one: a file without a manifest, or damaged, is never read."""
+    files = [f for f in committed_files(warehouse) if f.name == name and f.parent.name.startswith("snapshot=")
+             and f.relative_to(warehouse.home).as_posix() not in damaged]
+    return files_relation(files, schema, ("benchmark", "snapshot"))
+
+
+def _score_files(warehouse: Warehouse, damaged: frozenset[str]) -> str:
+    """The committed score files (their batch has a manifest) that are not damaged, one by one."""
+    files = [f for f in committed_files(warehouse) if f.parent.name.startswith("level=")
+             and f.relative_to(warehouse.home).as_posix() not in damaged]
+    return files_relation(files, SCORES, ("level",))
 
 
 def _voter_group_sql() -> str:
@@ -190,10 +202,11 @@ def _analysis_view(home: Path, table: str) -> str:
         FROM ({tables}) AS t JOIN analyses AS m ON m.analysis_id = t.analysis"""
 
 
-def view_statements(warehouse: Warehouse) -> list[str]:
-    """The CREATE VIEW statements of the catalog, in dependency order (after the ``metrics`` table)."""
+def view_statements(warehouse: Warehouse, damaged: frozenset[str] = frozenset()) -> list[str]:
+    """The CREATE VIEW statements of the catalog, in dependency order (after the ``metrics`` table);
+    the ``damaged`` files (paths relative to the home, :mod:`warehouse.integrity`) are left out."""
     home = warehouse.home
-    raw_scores = relation("benchmark=*/level=*/*.parquet", home / "scores", SCORES, hive=True)
+    raw_scores = _score_files(warehouse, damaged)
     score_columns = ", ".join(f"s.{c}" for c in SCORES)
     raw_battles = relation("benchmark=*/*.parquet", home / "battles", BATTLES, hive=True)
     battle_columns = ", ".join(f"b.{c}" for c in BATTLES)
@@ -224,12 +237,12 @@ def view_statements(warehouse: Warehouse) -> list[str]:
             GROUP BY ALL""",
         f"CREATE VIEW snapshots AS {relation('*.parquet', home / 'snapshot_manifests', SNAPSHOT_MANIFEST)}",
         f"CREATE VIEW latest_snapshots AS {SNAPSHOT.latest('SELECT * FROM snapshots')}",
-        f"CREATE VIEW snapshot_coverage AS {_snapshot_files(home, 'coverage.parquet', SNAPSHOT_COVERAGE)}",
+        f"CREATE VIEW snapshot_coverage AS {_snapshot_files(warehouse, 'coverage.parquet', SNAPSHOT_COVERAGE, damaged)}",
         # n_voters: the voters that scored the system (null for a snapshot stored without coverage).
         f"""CREATE VIEW rankings AS
             SELECT m.snapshot_id, m.created_at, m.benchmark, m.level, m.method, m.parameters,
                    r.system, r.score, r.rank, r.tied, c.n_voters
-            FROM ({_snapshot_files(home, 'ranking.parquet', SNAPSHOT_RANKING)}) AS r
+            FROM ({_snapshot_files(warehouse, 'ranking.parquet', SNAPSHOT_RANKING, damaged)}) AS r
             JOIN snapshots AS m ON m.snapshot_id = r.snapshot
             LEFT JOIN snapshot_coverage AS c
               ON c.snapshot = r.snapshot AND c.system = r.system AND c.other = r.system""",
@@ -263,6 +276,8 @@ def current_metric_keys(warehouse: Warehouse) -> pl.DataFrame:
 # their tables), and the quarantine and rejected files (a view is empty until the first exists).
 STATE_FOLDERS = ("loads", "snapshot_manifests", "analysis_manifests", "quarantine", "rejected", "battles_quarantine")
 STATE_VIEW = "catalog_state"
+CHECKED_TABLE = "checked_files"  # the cache of file checks (warehouse.integrity.CHECKED)
+DAMAGED_TABLE = "damaged_files"  # the files left out of the views, with the reason (warehouse.integrity.DAMAGED)
 
 
 def committed_state(warehouse: Warehouse) -> str:
@@ -271,8 +286,9 @@ def committed_state(warehouse: Warehouse) -> str:
     The home's own path (the views name files by absolute path, so a copied or restored home
     must rebuild its catalog to read only itself), the names of the committed manifests and of
     the quarantine and rejected files (each name is a content hash or a load id: a new name is
-    new content), and the bytes of the metric rule files.  Lists six folders and reads two small
-    CSV files; never a data file.
+    new content), the bytes of the metric rule files, and the size and modification time of
+    every score and snapshot file (one changed in place is checked against its hash again).
+    Lists eight folders, stats their files and reads two small CSV files; never a data file.
     """
     digest = hashlib.sha256(str(warehouse.home).encode())
     for folder in STATE_FOLDERS:
@@ -281,7 +297,19 @@ def committed_state(warehouse: Warehouse) -> str:
         digest.update(f"\n{folder}:{','.join(names)}".encode())
     for rules in metric_rule_files(warehouse):
         digest.update(f"\n{rules}:".encode() + rules.read_bytes())
+    for path in committed_files(warehouse):  # a file changed in place (by hand) is checked again (warehouse.integrity)
+        stat = path.stat()
+        digest.update(f"{path.relative_to(warehouse.home)}={stat.st_size}.{stat.st_mtime_ns};".encode())
     return digest.hexdigest()
+
+
+def committed_files(warehouse: Warehouse) -> list[Path]:
+    """The score files of committed batches and the files of committed snapshots (what the views list one by one)."""
+    batches = warehouse.committed_batches()
+    snapshots = {p.stem for p in warehouse.dir("snapshot_manifests").glob("*.parquet")}
+    scores = [f for f in sorted(warehouse.dir("scores").glob("benchmark=*/level=*/*.parquet")) if f.stem in batches]
+    return scores + [f for f in sorted(warehouse.dir("snapshots").glob("benchmark=*/snapshot=*/*.parquet"))
+                     if f.parent.name.removeprefix("snapshot=") in snapshots]
 
 
 # Catalogs this process built aside for reading (home -> file): see :func:`build_private_catalog`.
@@ -312,7 +340,7 @@ def catalog_is_current(warehouse: Warehouse) -> bool:
     return catalog_state(warehouse) == committed_state(warehouse)
 
 
-def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> None:
+def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> pl.DataFrame:
     """Write the metric catalog, then build the views aside and swap the home's catalog file in.
 
     Run under the write lock, so the committed state read first is the one the views show;
@@ -322,12 +350,13 @@ def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> None:
     state = committed_state(warehouse)
     write_parquet(metrics, warehouse.home / "metrics.parquet")
     with written_aside(warehouse.catalog_path) as aside:
-        build_catalog(warehouse, metrics, state, aside)
+        damaged = build_catalog(warehouse, metrics, state, aside)
     _PRIVATE_CATALOGS.pop(warehouse.home, None)
+    return damaged
 
 
-def build_private_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> Path:
-    """Build a catalog of the home in a private temporary folder and read it from now on; its path.
+def build_private_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> pl.DataFrame:
+    """Build a catalog of the home in a private temporary folder and read it from now on; the damaged files.
 
     For a reader that finds the home's catalog stale and cannot take the writer lock at once
     (a writer holds it: readers never wait) or at all (a read-only or copied home): it writes
@@ -336,29 +365,49 @@ def build_private_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="scorehouse-catalog-"))
     atexit.register(shutil.rmtree, folder, True)
     path = folder / "catalog.duckdb"
-    build_catalog(warehouse, metrics, committed_state(warehouse), path)
+    damaged = build_catalog(warehouse, metrics, committed_state(warehouse), path)
     _PRIVATE_CATALOGS[warehouse.home] = path
-    return path
+    return damaged
 
 
-def build_catalog(warehouse: Warehouse, metrics: pl.DataFrame, state: str, path: Path) -> None:
-    """Write the catalog of ``state`` to ``path`` (a new file): the metric table, the views, the state.
+def build_catalog(warehouse: Warehouse, metrics: pl.DataFrame, state: str, path: Path) -> pl.DataFrame:
+    """Write the catalog of ``state`` to ``path`` (a new file): the metric table, the file checks, the views,
+    the state; return the damaged files (:func:`warehouse.integrity.check_files`), left out of the views.
 
     DuckDB's write-ahead log beside it is removed whatever happens (before, a failed build
     left one ``.tmp.wal`` file per try).
     """
     import duckdb
 
+    damaged, checked = check_files(warehouse.home, recorded_hashes(warehouse.home), previous_checks(warehouse))
     try:
         with duckdb.connect(str(path)) as con:
-            con.register("resolved_metrics", metrics.to_arrow())
-            con.execute(f"CREATE TABLE metrics AS SELECT {', '.join(quoted(c) for c in METRICS)} FROM resolved_metrics")
-            con.unregister("resolved_metrics")
-            for statement in view_statements(warehouse):
+            for table, frame in (("metrics", metrics.select(list(METRICS))), (CHECKED_TABLE, checked), (DAMAGED_TABLE, damaged)):
+                con.register("frame", frame.to_arrow())
+                con.execute(f"CREATE TABLE {table} AS SELECT * FROM frame")
+                con.unregister("frame")
+            for statement in view_statements(warehouse, frozenset(damaged.get_column("file").to_list())):
                 con.execute(statement)
             con.execute(f"CREATE VIEW {STATE_VIEW} AS SELECT {sql_literal(state)} AS fingerprint")
+    except duckdb.IOException as error:  # a full disk, a read-only folder: an OSError like any other write's
+        raise CatalogWriteError(f"cannot write the catalog {path}: {first_line(error)}") from error
     finally:
         path.with_name(path.name + ".wal").unlink(missing_ok=True)
+    return damaged
+
+
+def previous_checks(warehouse: Warehouse) -> pl.DataFrame:
+    """The file checks the catalog read now recorded (:data:`warehouse.integrity.CHECKED`); none before the first."""
+    import duckdb
+
+    path = catalog_file(warehouse)
+    if path.exists():
+        with duckdb.connect(str(path), read_only=True) as con:
+            try:
+                return query_frame(con, f"SELECT * FROM {CHECKED_TABLE}")
+            except duckdb.CatalogException:  # a catalog from before the checks
+                pass
+    return pl.DataFrame(schema=CHECKED)
 
 
 def connect(warehouse: Warehouse, read_only: bool = True):  # noqa: ANN201 - duckdb is imported lazily

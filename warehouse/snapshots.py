@@ -33,6 +33,7 @@ import numpy as np
 from scorehouse.warehouse.schema import ARENA_LEADERBOARD, SNAPSHOT_COVERAGE, SNAPSHOT_MANIFEST
 from scorehouse.warehouse.sql import SNAPSHOT, query_files, relation
 from scorehouse.warehouse import atomic
+from scorehouse.warehouse.integrity import check_commit, record_hashes
 from scorehouse.warehouse.storage import Warehouse
 
 # A snapshot stores the aggregators' ranking contract as is: its schema is theirs.
@@ -190,13 +191,15 @@ def write_snapshot(
         return snapshot, False
     ranking = ranking.select(pl.col(c).cast(t) for c, t in SNAPSHOT_RANKING.items())
     folder = snapshot_folder(warehouse, request.benchmark, snapshot)
-    atomic.write_parquet(ranking, folder / "ranking.parquet")
+    written = [folder / "ranking.parquet"]  # the snapshot's files, their content hashes recorded before the manifest
+    atomic.write_parquet(ranking, written[-1])
     if coverage is not None:
-        atomic.write_parquet(coverage.select(pl.col(c).cast(t) for c, t in SNAPSHOT_COVERAGE.items()),
-                             folder / "coverage.parquet")
+        written.append(folder / "coverage.parquet")
+        atomic.write_parquet(coverage.select(pl.col(c).cast(t) for c, t in SNAPSHOT_COVERAGE.items()), written[-1])
     if arena is not None:
-        atomic.write_parquet(arena.select(pl.col(c).cast(t) for c, t in ARENA_LEADERBOARD.items()),
-                             folder / "arena.parquet")
+        written.append(folder / "arena.parquet")
+        atomic.write_parquet(arena.select(pl.col(c).cast(t) for c, t in ARENA_LEADERBOARD.items()), written[-1])
+    record_hashes(warehouse.home, "snapshots", snapshot, written)
     manifest = pl.DataFrame(
         [
             {
@@ -228,7 +231,9 @@ def read_snapshot(warehouse: Warehouse, snapshot: str) -> tuple[dict[str, Any], 
     if not path.exists():
         raise KeyError(f"no snapshot {snapshot!r} in {warehouse.home}; list them with 'scorehouse snapshots'")
     manifest = pl.read_parquet(path, glob=False).row(0, named=True)
-    return manifest, pl.read_parquet(snapshot_folder(warehouse, manifest["benchmark"], snapshot) / "ranking.parquet", glob=False)
+    ranking = snapshot_folder(warehouse, manifest["benchmark"], snapshot) / "ranking.parquet"
+    check_commit(warehouse.home, "snapshots", snapshot, [ranking])
+    return manifest, pl.read_parquet(ranking, glob=False)
 
 
 def read_coverage(warehouse: Warehouse, benchmark: str, snapshot: str) -> pl.DataFrame:

@@ -111,6 +111,15 @@ def relation(files: str, directory: Path, schema: dict[str, pl.DataType], hive: 
     return empty_relation(schema, ("level",) if hive else ())
 
 
+def files_relation(files: list[Path], schema: dict[str, pl.DataType], extra: tuple[str, ...] = ()) -> str:
+    """A SELECT over exactly ``files`` (Parquet; hive-partitioned when ``extra`` names partition columns),
+    or an empty typed one.  Each path is glob-escaped: DuckDB reads a list's items as globs too."""
+    if not files:
+        return empty_relation(schema, extra)
+    listed = ", ".join(sql_literal(glob_escaped(f)) for f in files)
+    return f"SELECT * FROM read_parquet([{listed}]{', hive_partitioning = true' if extra else ''})"
+
+
 def loads_relation(home: Path) -> str:
     """Every load manifest under ``home`` with ``is_current`` (:data:`LOAD`): the ``loads`` view.
 

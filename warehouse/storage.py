@@ -41,6 +41,7 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.warehouse import atomic
+from scorehouse.warehouse.integrity import hashes_folder, record_hashes, sha256_of
 from scorehouse.warehouse.names import check_benchmark_name, resolve_home
 from scorehouse.warehouse.schema import (
     SEGMENT_LAYOUTS,
@@ -56,14 +57,6 @@ from scorehouse.warehouse.schema import (
     conform,
 )
 from scorehouse.warehouse.sql import loads_relation, query_files
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
 
 @dataclass(frozen=True)
 class LoadRecord:
@@ -205,20 +198,27 @@ class Warehouse:
         leveled = scores.with_columns(
             level=pl.when(pl.col("instance").is_null()).then(pl.lit("task")).otherwise(pl.lit("instance"))
         )
+        written: list[Path] = []  # the batch's files, their content hashes recorded before the manifest
+
+        def put(frame: pl.DataFrame, path: Path) -> None:
+            atomic.write_parquet(frame, path)
+            written.append(path)
+
         for (benchmark, level), part in leveled.group_by("benchmark", "level"):
-            atomic.write_parquet(part.drop("level"), self.score_path(benchmark, level, batch))
+            put(part.drop("level"), self.score_path(benchmark, level, batch))
         quarantine = pl.concat([conform(new.quarantine, QUARANTINE) for new in loads])
         if quarantine.height:
-            atomic.write_parquet(quarantine, self.dir("quarantine") / f"{batch}.parquet")
+            put(quarantine, self.dir("quarantine") / f"{batch}.parquet")
         systems = [conform(new.systems, SYSTEMS).with_columns(load_id=pl.lit(new.record.load_id))
                    for new in loads if new.systems is not None and new.systems.height]
         if systems:
-            atomic.write_parquet(pl.concat(systems), self.dir("systems") / f"{batch}.parquet")
+            put(pl.concat(systems), self.dir("systems") / f"{batch}.parquet")
         layouts = [conform(new.segment_layouts, SEGMENT_LAYOUTS).with_columns(load_id=pl.lit(new.record.load_id))
                    for new in loads if new.segment_layouts is not None and new.segment_layouts.height]
         if layouts:
-            atomic.write_parquet(pl.concat(layouts), self.dir("segment_layouts") / f"{batch}.parquet")
-        atomic.write_parquet(coverage_of(leveled), self.dir("coverage") / f"{batch}.parquet")
+            put(pl.concat(layouts), self.dir("segment_layouts") / f"{batch}.parquet")
+        put(coverage_of(leveled), self.dir("coverage") / f"{batch}.parquet")
+        record_hashes(self.home, "loads", batch, written)
         manifests = pl.concat([new.record.frame(new.loaded_at, batch) for new in loads])
         atomic.write_parquet(manifests, self.dir("loads") / f"{batch}.parquet")
 
@@ -236,7 +236,7 @@ class Warehouse:
         """
         committed = self.committed_batches()
         folders = [self.dir("coverage"), self.dir("quarantine"), self.dir("systems"), self.dir("segment_layouts"),
-                   self.dir("battles_quarantine"), *self.dir("scores").glob("benchmark=*/level=*"),
+                   self.dir("battles_quarantine"), hashes_folder(self.home, "loads"), *self.dir("scores").glob("benchmark=*/level=*"),
                    *self.dir("battles").glob("benchmark=*")]
         for folder in folders:
             for path in folder.glob("*.parquet"):
@@ -251,13 +251,16 @@ class Warehouse:
         """
         self.remove_uncommitted()
         battles = conform(battles, BATTLES)
+        written: list[Path] = []  # the load's files, their content hashes recorded before the manifest
         for (benchmark,), part in battles.group_by("benchmark"):
-            atomic.write_parquet(part, self.battles_path(check_benchmark_name(benchmark), record.load_id))
+            written.append(self.battles_path(check_benchmark_name(benchmark), record.load_id))
+            atomic.write_parquet(part, written[-1])
         if quarantine.height:
-            atomic.write_parquet(
-                conform(quarantine, BATTLES_QUARANTINE), self.dir("battles_quarantine") / f"{record.load_id}.parquet"
-            )
-        atomic.write_parquet(pl.DataFrame(schema=COVERAGE), self.dir("coverage") / f"{record.load_id}.parquet")
+            written.append(self.dir("battles_quarantine") / f"{record.load_id}.parquet")
+            atomic.write_parquet(conform(quarantine, BATTLES_QUARANTINE), written[-1])
+        written.append(self.dir("coverage") / f"{record.load_id}.parquet")
+        atomic.write_parquet(pl.DataFrame(schema=COVERAGE), written[-1])
+        record_hashes(self.home, "loads", record.load_id, written)
         atomic.write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
 
     def battles_path(self, benchmark: str, load_id: str) -> Path:
