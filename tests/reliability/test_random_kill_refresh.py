@@ -39,10 +39,25 @@ def leaderboard(folder: Path, corrected: bool) -> Path:
     return target
 
 
-def killed_refresh(home: Path, inbox: Path, kill_at: int, when: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(KILLER), str(kill_at), when, "--home", str(home), "refresh",
-                           "--inbox", str(inbox)], capture_output=True, text=True, timeout=600, cwd=REPO,
-                          env={**os.environ, "SCOREHOUSE_KILL_UNDER": str(home.parent)})
+def killed_refresh(home: Path, inbox: Path, kill_at: int, when: str) -> tuple[int, str]:
+    """Run the refresh under the killer; its exit code and stderr.
+
+    In a session of its own, with its output in files: a killed command leaves its children
+    (Prefect's temporary server) holding pipes open, so they are ended with the session.
+    """
+    err = home.parent / f"stderr-{kill_at}-{when}.txt"
+    with open(err, "w") as stderr:
+        process = subprocess.Popen([sys.executable, str(KILLER), str(kill_at), when, "--home", str(home), "refresh",
+                                    "--inbox", str(inbox)], stdout=subprocess.DEVNULL, stderr=stderr, cwd=REPO,
+                                   env={**os.environ, "SCOREHOUSE_KILL_UNDER": str(home.parent)}, start_new_session=True)
+        try:
+            code = process.wait(timeout=600)
+        finally:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    return code, err.read_text()
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +80,9 @@ def trial(ranked_home: Path, folder: Path) -> tuple[Path, Path]:
 @pytest.mark.slow
 def test_a_refresh_killed_anywhere_then_run_again_serves_the_uninterrupted_rankings(ranked_home: Path, tmp_path: Path) -> None:
     home, inbox = trial(ranked_home, tmp_path / "uninterrupted")
-    done = killed_refresh(home, inbox, 0, "before")  # kills nothing: the reference, and the number of renames
-    assert done.returncode == 0, done.stderr
-    renames = int(done.stderr.strip().splitlines()[-1].removeprefix("renames="))
+    code, stderr = killed_refresh(home, inbox, 0, "before")  # kills nothing: the reference, and the number of renames
+    assert code == 0, stderr
+    renames = int(stderr.strip().splitlines()[-1].removeprefix("renames="))
     expected = served_rankings(home)
     assert "ERNIE 3.0" not in expected.filter(method="mean", rank=1).get_column("system").to_list()
 
@@ -77,10 +92,10 @@ def test_a_refresh_killed_anywhere_then_run_again_serves_the_uninterrupted_ranki
     for kill_at, when in points:
         replay = f"(SCOREHOUSE_KILL_SEED={seed}: killed {when} rename {kill_at} of {renames})"
         home, inbox = trial(ranked_home, tmp_path / f"killed-{kill_at}-{when}")
-        killed = killed_refresh(home, inbox, kill_at, when)
-        assert killed.returncode == -signal.SIGKILL, f"{replay}: {killed.stderr[-2000:]}"
+        code, stderr = killed_refresh(home, inbox, kill_at, when)
+        assert code == -signal.SIGKILL, f"{replay}: {stderr[-2000:]}"
         again = subprocess.run([sys.executable, "-m", "scorehouse", "--home", str(home), "refresh", "--inbox",
                                 str(inbox)], capture_output=True, text=True, timeout=600, cwd=REPO)
         assert again.returncode == 0, f"{replay}: {again.stderr[-2000:]}"
         assert served_rankings(home).equals(expected), replay
-        assert not [p for p in inbox.iterdir() if p.is_file()], replay  # the file left the inbox
+        assert not [p for p in inbox.iterdir() if p.is_file() and not p.name.startswith(".")], replay  # it left the inbox
