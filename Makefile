@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
 
-.PHONY: install run test lint browser clean
+.PHONY: install run test test-fast lint browser clean
 
 install: $(STAMP)
 
@@ -21,6 +21,10 @@ run: install
 
 test: install lint browser
 	$(PY) -m pytest -q
+
+# The suite without the tests marked slow (the reliability harness, the large ranks): for a quick check while working.
+test-fast: install lint
+	$(PY) -m pytest -q -m 'not slow'
 
 # The HTML report is tested in a real headless Chromium: Debian's, installed here when missing.
 browser:

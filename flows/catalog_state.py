@@ -11,10 +11,14 @@ the other read commands use it without paying Prefect's import.
 
 from __future__ import annotations
 
+import sys
+
 import polars as pl
 
 from scorehouse.transforms.catalog import check_rules, resolve_metrics
-from scorehouse.warehouse.catalog import catalog_is_current, current_metric_keys, rebuild_catalog
+from scorehouse.warehouse.catalog import build_private_catalog, catalog_is_current, current_metric_keys, rebuild_catalog
+from scorehouse.warehouse.home_format import home_format, migrate
+from scorehouse.warehouse.integrity import damaged_warning
 from scorehouse.warehouse.storage import Warehouse, read_metric_rules
 
 
@@ -28,9 +32,22 @@ def checked_metric_rules(warehouse: Warehouse) -> pl.DataFrame:
     return pl.concat([check_rules(frame, source) for source, frame in read_metric_rules(warehouse)])
 
 
+def resolved_metrics(warehouse: Warehouse) -> pl.DataFrame:
+    """The metric catalog of the current scores under the current rules."""
+    return resolve_metrics(current_metric_keys(warehouse), checked_metric_rules(warehouse))
+
+
 def rebuild(warehouse: Warehouse) -> None:
-    """Re-resolve the metric catalog and rebuild the views (the caller holds the write lock)."""
-    rebuild_catalog(warehouse, resolve_metrics(current_metric_keys(warehouse), checked_metric_rules(warehouse)))
+    """Migrate an older home (:mod:`warehouse.home_format`), re-resolve the metric catalog and rebuild the views
+    (the caller holds the write lock)."""
+    migrate(warehouse)
+    warn_damaged(warehouse, rebuild_catalog(warehouse, resolved_metrics(warehouse)))
+
+
+def warn_damaged(warehouse: Warehouse, damaged: pl.DataFrame) -> None:
+    """Name each damaged file left out of the views on stderr (:mod:`warehouse.integrity`)."""
+    for line in damaged_warning(damaged, warehouse.home):
+        print(line, file=sys.stderr)
 
 
 def has_committed(warehouse: Warehouse) -> bool:
@@ -52,3 +69,27 @@ def ensure_current_catalog(warehouse: Warehouse) -> bool:
             return False
         rebuild(warehouse)
     return True
+
+
+def ensure_readable_catalog(warehouse: Warehouse) -> None:
+    """Make the catalog this process reads current, never waiting for a writer.
+
+    A stale catalog is rebuilt in place when the writer lock is free at once; when a writer
+    holds it, or the home is read-only (a copied backup, read-only media: the lock file cannot
+    even be opened), or the rebuild in place fails on I/O (a full disk), a catalog is built
+    aside in a private temporary folder and read instead (:func:`warehouse.catalog.build_private_catalog`).
+    """
+    if not has_committed(warehouse):
+        return
+    home_format(warehouse)  # a home of a newer format is refused before anything is read
+    if catalog_is_current(warehouse):
+        return
+    try:
+        with warehouse.write_lock(wait=False) as taken:
+            if taken:
+                if not catalog_is_current(warehouse):
+                    rebuild(warehouse)
+                return
+    except OSError:  # read-only home, full disk: build aside
+        pass
+    warn_damaged(warehouse, build_private_catalog(warehouse, resolved_metrics(warehouse)))

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 
 import polars as pl
 
+from scorehouse.aggregators.errors import UsageError
 from scorehouse.flows.catalog_state import ensure_current_catalog
 from scorehouse.warehouse.schema import QUARANTINE, SCORES
 from scorehouse.warehouse.storage import LoadRecord, NewLoad, Warehouse
@@ -24,7 +25,7 @@ from scorehouse.warehouse.storage import LoadRecord, NewLoad, Warehouse
 RETRACTION = "forgotten"  # the format of a retraction's manifest: no parser reads it
 
 
-class ForgetError(ValueError):
+class ForgetError(UsageError, ValueError):
     """What to forget names no current load: the command says which and exits 2."""
 
 

@@ -370,10 +370,17 @@ def ingest_batch(
     battles = [(outcome, battle_load(new)) for outcome, new in made if new.parsed.table == BATTLES_TABLE]
     if not made:
         return outcomes
+    # Checked and validated outside the lock (readers and other writers never wait for it); the
+    # lock is held to commit only.  Layouts stored by a batch committed meanwhile must be among
+    # those the segment files are checked against: then the check is made again under the lock.
+    before = warehouse.committed_batches()
+    checked = reconciled_layouts(warehouse, scores)
+    validated = validated_loads([new for _, new in checked]) if checked else []
     with warehouse.write_lock():
-        # under the lock: the layouts stored by a batch committed meanwhile are among those checked
-        scores = reconciled_layouts(warehouse, scores)
-        validated = validated_loads([new for _, new in scores]) if scores else []
+        if checked is not scores and warehouse.committed_batches() != before:
+            checked = reconciled_layouts(warehouse, scores)
+            validated = validated_loads([new for _, new in checked])
+        scores = checked
         warehouse.write_loads(validated)
         for _, (record, checked) in battles:
             warehouse.write_battles_load(record, checked.battles, checked.quarantine)
@@ -612,7 +619,7 @@ def ingest_flow(
     """Ingest ``paths`` (files or folders) into the warehouse at ``home``.
 
     ``parallel`` submits one task per batch of files to the flow's task runner (see
-    :func:`flows.runners.runner_options` for Dask).  ``reparse`` then re-derives
+    the runtime's --runner dask, :mod:`scorehouse.runtime`).  ``reparse`` then re-derives
     the current loads an older parser version made (:func:`reparse_stale`);
     without it the report counts them.  ``columns`` maps roles to the files' column names
     (role -> column, e.g. ``{"model_a": "left"}`` for battles, ``{"system": "model", ...}`` for a user's

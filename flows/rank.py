@@ -12,7 +12,7 @@ do), the methods run partition by partition: each partition of whole tasks
 (:mod:`warehouse.partitions`) is read, made dense (:mod:`transforms.dense`)
 and reduced to each method's combinable sums (:mod:`aggregators.partial`), so
 memory is bounded by one partition whatever the benchmark's size.  The partition tasks run in process, or through Prefect's
-Dask task runner (``runner="dask"``, see :mod:`flows.runners`); they only read,
+Dask workers (``--runner dask``, see :mod:`scorehouse.runtime`); they only read,
 so a retried or duplicated one changes nothing.
 """
 
@@ -44,7 +44,8 @@ from scorehouse.aggregators import (
     partition_partials,
     played_matrix,
 )
-from scorehouse.flows.catalog_state import ensure_current_catalog
+from scorehouse.flows.catalog_state import ensure_current_catalog, has_committed
+from scorehouse.flows.reconcile import stale_runs
 from scorehouse.aggregators.pairwise import co_scored, coverage_partial
 from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.progress import progress as progress_of
@@ -53,7 +54,9 @@ from scorehouse.transforms.rank_plan import (
     MethodRun, NotApplicable, VoterSelection, command_min_coverage, default_note, default_runs, elo_without_timestamps,
     ranked_ballots, run_method, with_min_coverage,
 )
-from scorehouse.warehouse.partitions import Partition, benchmark_shape, coverage_levels, read_metrics, read_partition_arrow
+from scorehouse.warehouse.partitions import (
+    Partition, benchmark_shape, coverage_levels, current_fingerprints, read_metrics, read_partition_arrow,
+)
 from scorehouse.warehouse.battle_filters import BattleFilters, BattleSelection
 from scorehouse.warehouse.queries import battle_loads, benchmark_scores, read_battles
 from scorehouse.warehouse.schema import BATTLE_LEVEL, METRICS
@@ -227,7 +230,7 @@ def rank_partitioned(
         if extra:
             partials |= combined_partials(warehouse, shape.partitions, shape.systems, metrics, extra, parallel, progress)
     results = [(r, finish(partials, r)) for r in chosen]
-    fingerprint = input_fingerprint(list(shape.load_ids), metrics)
+    fingerprint = current_fingerprints(warehouse, [benchmark])[(benchmark, level)]
     coverage = coverage_frame(shape.systems, partials[COVERAGE].total("co_scored"))
     return store_results(warehouse, outcome, results, fingerprint, shape.load_ids, version, coverage)
 
@@ -253,7 +256,7 @@ def rank_benchmark(
     has_missing = ballots.get_column("score").null_count() > 0 or (
         ballots.height < ballots.get_column("voter").n_unique() * ballots.get_column("system").n_unique()
     )
-    fingerprint = input_fingerprint(scores.get_column("load_id").unique().to_list(), metrics)
+    fingerprint = current_fingerprints(warehouse, [benchmark])[(benchmark, level)]
     coverage = command_min_coverage(level, has_missing, min_coverage)  # by name as by default: one snapshot series
     chosen = with_min_coverage(runs, coverage) if runs else default_runs(level, has_missing, min_coverage)
     chosen = [voters.recorded_in(r) for r in chosen]
@@ -402,11 +405,13 @@ def rank_flow(
     :data:`transforms.rank_plan.DEFAULT_MIN_COVERAGE`); ``voters`` ranks the voters of the tasks and metrics it
     selects (``--only-task``, ``--only-metric``), recorded in the snapshots' parameters.
     ``parallel`` submits the partition tasks to the flow's task runner (run the
-    flow with :func:`flows.runners.runner_options` for Dask) instead of
+    command with ``--runner dask``, :mod:`scorehouse.runtime`) instead of
     running them one after the other; ``progress`` reports each partition
     done on stderr (:mod:`flows.progress`).  A catalog that does not match the committed loads and
     rules is rebuilt first (:func:`flows.catalog_state.ensure_current_catalog`): a snapshot is
-    stored for good, so it is never ranked from a stale catalog.
+    stored for good, so it is never ranked from a stale catalog.  Then the selected benchmarks'
+    latest snapshots that ranked other inputs than the current ones are ranked again with their
+    own methods and parameters (:func:`reconcile_rankings`).
     """
     warehouse = Warehouse(home)
     ensure_current_catalog(warehouse)
@@ -419,6 +424,33 @@ def rank_flow(
         else rank_benchmark(warehouse, benchmark, lvl, runs, version, parallel, progress, min_coverage, voters)
         for benchmark, lvl in sorted(pairs)
     ]
+    outcomes += reconcile_rankings(warehouse, benchmarks, version, parallel, progress)
+    if any(m.new for o in outcomes for m in o.methods):
+        runtime.call(refresh_catalog, warehouse)
+    return outcomes
+
+
+def reconcile_rankings(
+    warehouse: Warehouse, benchmarks: list[str] | None, version: str, parallel: bool = False, progress: bool = False,
+) -> list[BenchmarkOutcome]:
+    """Rank again each (benchmark, level) of ``benchmarks`` (None: all) whose latest snapshots were not
+    computed from its current inputs, with those snapshots' methods and parameters (:func:`flows.reconcile.stale_runs`).
+
+    The catalog must be current (the caller made it so).  Rankings are derived state: whatever
+    stopped a run between a load's commit and its rank, the next ``rank``/``refresh`` catches up.
+    """
+    return [rank_benchmark(warehouse, benchmark, level, runs, version, parallel, progress)
+            for (benchmark, level), runs in stale_runs(warehouse, benchmarks).items()]
+
+
+def reconciled_warehouse(home: str | None) -> list[BenchmarkOutcome]:
+    """:func:`reconcile_rankings` of every benchmark of ``home``, on a current catalog, rebuilt after any new
+    snapshot; nothing at all for a home with nothing committed."""
+    warehouse = Warehouse(home)
+    if not has_committed(warehouse):
+        return []
+    ensure_current_catalog(warehouse)
+    outcomes = reconcile_rankings(warehouse, None, code_version())
     if any(m.new for o in outcomes for m in o.methods):
         runtime.call(refresh_catalog, warehouse)
     return outcomes

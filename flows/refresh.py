@@ -1,8 +1,11 @@
 """The refresh flow of scheduled ingestion, and serving it on a schedule.
 
 ``refresh_flow`` ingests the files waiting in an inbox, moves them out, and
-re-ranks only the benchmarks whose inputs changed; with nothing new it does
-nothing at all (no catalog rebuild, no ranking).  With ``reparse`` it also
+re-ranks the benchmarks whose inputs changed; then, new files or not, it ranks
+again every benchmark whose latest snapshots were not computed from its current
+inputs (:func:`flows.rank.reconciled_warehouse`: a refresh killed between a
+load's commit and its rank, a plain ``ingest``), so rankings always follow the
+committed scores.  With ``reparse`` it also
 re-derives the loads an older parser version made
 (:func:`flows.ingest.reparse_stale`).  ``scorehouse serve`` serves it as a
 Prefect deployment on a schedule (:mod:`scorehouse.serving`).  Runs of one
@@ -20,7 +23,7 @@ from scorehouse.flows.ingest import (
     FileOutcome, declare_directions, ingest_files, log_outcome, refresh_catalog_after, reparse_stale,
 )
 from scorehouse.flows.lineage import lineage_notices, stale_loads
-from scorehouse.flows.rank import BenchmarkOutcome, rank_flow
+from scorehouse.flows.rank import BenchmarkOutcome, rank_flow, reconciled_warehouse
 from scorehouse.reports.site.build import build_site
 from scorehouse.transforms.parsers.mapping import FileSettings, MappingError, file_settings
 from scorehouse.warehouse.inbox import MappingFileError, file_mapping, inbox_lock, move_out, new_files, sidecar_of
@@ -39,7 +42,7 @@ class RefreshReport:
 
     @property
     def nothing_new(self) -> bool:
-        return not self.files and not self.reparsed
+        return not self.files and not self.reparsed and not self.ranked
 
     @property
     def notices(self) -> list[str]:
@@ -73,7 +76,7 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool, site: str | None
     files = new_files(inbox_path)
     report = RefreshReport()
     if not files and not reparse:
-        return report
+        return reconciled(report, home, site)
     warehouse = Warehouse(home)
     report.files = ingest_mapped(warehouse, inbox_path, files)
     if reparse:
@@ -90,8 +93,14 @@ def _refresh(inbox_path: Path, home: str | None, reparse: bool, site: str | None
     changed = sorted({b for f in outcomes if f.status == "loaded" for b in f.benchmarks})
     if changed:
         report.ranked = runtime.run(rank_flow, home=home, benchmarks=changed)
+    return reconciled(report, home, site)
+
+
+def reconciled(report: RefreshReport, home: str | None, site: str | None) -> RefreshReport:
+    """``report`` once every stale ranking is ranked again (whatever a crash left), and the site rebuilt if one changed."""
+    report.ranked += reconciled_warehouse(home)
     if site is not None and rankings_changed(report.ranked):
-        report.site = runtime.call(rebuild_site, warehouse, Path(site))
+        report.site = runtime.call(rebuild_site, Warehouse(home), Path(site))
     return report
 
 

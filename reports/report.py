@@ -35,6 +35,7 @@ from scorehouse.reports.analysis_plots import band_plot, method_colours
 from scorehouse.warehouse.battle_filters import BattleSelection
 from scorehouse.warehouse.queries import battle_loads, benchmark_scores, latest_analysis_summary, read_battles
 from scorehouse.warehouse.schema import ARENA_METHOD, BATTLE_LEVEL, METRICS
+from scorehouse.warehouse.partitions import current_fingerprints
 from scorehouse.warehouse.snapshots import input_fingerprint, read_arena, read_coverage, read_snapshot
 from scorehouse.warehouse.storage import Warehouse
 
@@ -162,7 +163,7 @@ def _section(
     columns = _columns(snapshots)
     systems = leaderboard_order(columns)
     scores, metrics = benchmark_scores(warehouse, benchmark, level, ranked_only=True)  # what the rank read
-    notes = list(_input_notes(columns, scores, metrics))
+    notes = list(_input_notes(columns, current_fingerprints(warehouse, [benchmark]).get((benchmark, level))))
     pairwise = None
     if scores.height:
         try:
@@ -207,14 +208,13 @@ def _robustness_plots(warehouse: Warehouse, benchmark: str, level: str) -> tuple
     )
 
 
-def _input_notes(columns: tuple[MethodColumn, ...], scores: pl.DataFrame, metrics: pl.DataFrame) -> list[str]:
+def _input_notes(columns: tuple[MethodColumn, ...], current: str | None) -> list[str]:
     """Say when the methods saw different inputs, or when the current scores are not what they ranked."""
     notes = []
     fingerprints = {c.manifest["input_fingerprint"] for c in columns}
     if len(fingerprints) > 1:
         notes.append("the methods of this section ranked different input data (see the input fingerprints below)")
-    if scores.height:
-        current = input_fingerprint(scores.get_column("load_id").unique().to_list(), metrics)
+    if current is not None:
         stale = [c.label for c in columns if c.manifest["input_fingerprint"] != current]
         if stale:
             notes.append(

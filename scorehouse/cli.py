@@ -8,6 +8,7 @@ commands that need them, so ``scorehouse --help`` stays fast.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from pathlib import Path
@@ -218,6 +219,23 @@ def add_site_options(refresh: argparse.ArgumentParser, serve: argparse.ArgumentP
                             help="rebuild the leaderboard site in DIR after a refresh that changed a ranking")
 
 
+# scorehouse.warehouse.catalog.DEFAULT_QUERY_TIMEOUT, spelt here so that --help imports no DuckDB or Polars.
+DEFAULT_QUERY_TIMEOUT = 60.0
+
+
+def positive_seconds(value: str) -> float:
+    seconds = float(value)
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"--timeout must be a positive number of seconds, got {value!r}")
+    return seconds
+
+
+def add_query_limits(sql: argparse.ArgumentParser) -> None:
+    """How long a ``sql`` query may run (docs/reliability.md: 'Bounded queries')."""
+    sql.add_argument("--timeout", type=positive_seconds, default=DEFAULT_QUERY_TIMEOUT, metavar="SECONDS",
+                     help=f"stop the query after this many seconds (default {DEFAULT_QUERY_TIMEOUT:g})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="scorehouse", description="A warehouse of benchmark scores and the rankings computed from them.",
@@ -259,6 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     ])
     sql.add_argument("query", help="one SQL query (DuckDB's dialect) over the catalog's views")
     add_output_options(sql, 60)
+    add_query_limits(sql)
     sql.set_defaults(handler=commands.cmd_sql)
 
     rank = subcommand(sub, "rank", "rank benchmarks and store the results as snapshots", [
@@ -426,6 +445,8 @@ def run_command(args: argparse.Namespace) -> int:
             commands.current_catalog(args.home)
         return run_handler(args)
     except ScorehouseError as error:
+        if is_disk_full(error):
+            return said_disk_full(args)
         message = str(error)
         prefix = f"scorehouse {args.command}: "
         print(message if message.startswith(prefix) else prefix + message, file=sys.stderr)
@@ -433,6 +454,28 @@ def run_command(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # the reader left (``| head``): nothing more to say, and no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except Exception as error:
+        if is_disk_full(error):
+            return said_disk_full(args)
+        raise
+
+
+def is_disk_full(error: BaseException | None) -> bool:
+    """True when ``error``, or an error it was raised from, is the disk running out of space (DuckDB says so
+    in its own exception, not an ``OSError``: its message is recognised)."""
+    while error is not None:
+        if (isinstance(error, OSError) and error.errno == errno.ENOSPC) or "No space left on device" in str(error):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def said_disk_full(args: argparse.Namespace) -> int:
+    """A full disk, in one line (exit 1): every write goes aside and is renamed, so nothing half-written stays."""
+    print(f"scorehouse {args.command}: no space left on the disk of {args.home or 'the warehouse home'}; nothing "
+          "half-written was kept and the last complete commit stands; free some space and run the command again",
+          file=sys.stderr)
+    return 1
 
 
 def console_script() -> None:

@@ -42,11 +42,16 @@ def check_metric_rules(home: str | None) -> None:
 
 
 def current_catalog(home: str | None) -> None:
-    """Rebuild the catalog first when it does not match the committed loads and rules (:mod:`flows.catalog_state`)."""
-    from scorehouse.flows.catalog_state import ensure_current_catalog
+    """Make the catalog read current first when it does not match the committed loads and rules, never waiting
+    for a writer (:func:`flows.catalog_state.ensure_readable_catalog`)."""
+    from scorehouse.flows.catalog_state import ensure_readable_catalog
+    from scorehouse.warehouse.home_format import HomeFormatError
     from scorehouse.warehouse.storage import Warehouse
 
-    ensure_current_catalog(Warehouse(home))
+    try:
+        ensure_readable_catalog(Warehouse(home))
+    except HomeFormatError as error:
+        raise UsageError(f"scorehouse: {error}") from None
 
 
 def show_progress(args: argparse.Namespace) -> bool:
@@ -155,6 +160,18 @@ def check_output(args: argparse.Namespace) -> None:
         raise UsageError(f"scorehouse {args.command}: --format parquet needs --output FILE")
     if args.format == "table" and args.output is not None:
         raise UsageError(f"scorehouse {args.command}: --output writes csv, json or parquet: add --format csv (or json, parquet)")
+    if args.output is not None:
+        checked_output(args)
+
+
+def checked_output(args: argparse.Namespace) -> None:
+    """Refuse an ``--output`` inside the warehouse home (a usage error, exit 2): only scorehouse writes there."""
+    from scorehouse.warehouse.storage import OutputInsideHomeError, Warehouse
+
+    try:
+        Warehouse(args.home).check_outside(args.output, "--output")
+    except OutputInsideHomeError as error:
+        raise UsageError(f"scorehouse {args.command}: {error}") from None
 
 
 def emit(frame: pl.DataFrame, args: argparse.Namespace) -> None:
@@ -169,7 +186,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     from scorehouse.warehouse.catalog import user_query
     from scorehouse.warehouse.storage import Warehouse
 
-    emit(user_query(Warehouse(args.home), args.query), args)
+    emit(user_query(Warehouse(args.home), args.query, timeout=args.timeout), args)
     return 0
 
 
@@ -314,6 +331,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from scorehouse.warehouse.storage import Warehouse
 
     warehouse = Warehouse(args.home)
+    checked_output(args)
     if args.latest:
         from scorehouse.warehouse.queries import latest_snapshot_ids
 

@@ -97,6 +97,6 @@ def read_analysis(warehouse: Warehouse, analysis: str) -> tuple[dict[str, Any], 
     path = manifest_path(warehouse, analysis)
     if not path.exists():
         raise NotFoundError(f"no analysis {analysis!r} in {warehouse.home}; run 'scorehouse analyze --benchmark B' first")
-    manifest = pl.read_parquet(path).row(0, named=True)
+    manifest = pl.read_parquet(path, glob=False).row(0, named=True)
     folder = table_folder(warehouse, manifest["benchmark"], analysis)
-    return manifest, {name: pl.read_parquet(folder / f"{name}.parquet") for name in manifest["tables"]}
+    return manifest, {name: pl.read_parquet(folder / f"{name}.parquet", glob=False) for name in manifest["tables"]}

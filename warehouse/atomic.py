@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -56,8 +57,17 @@ def write_parquet(frame: pl.DataFrame, target: Path) -> Path:
     zstd at level 1: a third faster to write than the default level, for files
     about a tenth larger (measured on 2M-score loads).
     """
+    import polars as pl
+
     with written_aside(target) as aside:
-        frame.write_parquet(aside, compression="zstd", compression_level=1)
+        try:
+            frame.write_parquet(aside, compression="zstd", compression_level=1)
+        except pl.exceptions.ComputeError as error:  # Polars reports the system's I/O errors in its own exception
+            failed = re.search(r"os error (\d+)", str(error))
+            if failed is None:
+                raise
+            code = int(failed[1])
+            raise OSError(code, os.strerror(code), str(target)) from error
     return Path(target)
 
 

@@ -1,8 +1,12 @@
 """The DuckDB catalog: views over the warehouse's Parquet files and manifests.
 
-The catalog file holds views only, never data, so it is cheap to rebuild: it
-is written aside and renamed over the old one after every change, and a
-reader holding the old file keeps a consistent picture until it reconnects.
+The catalog file holds views and one small table (the resolved metric catalog),
+never scores, so it is cheap to rebuild: it is written aside and renamed over
+the old one after every change, and a reader holding the old file keeps a
+consistent picture until it reconnects.  A reader that finds it stale and
+cannot replace it at once (a writer holds the lock, or the home is read-only)
+builds its own in a private temporary folder and reads that
+(:func:`build_private_catalog`): readers never wait for writers.
 
 Views:
 
@@ -58,8 +62,12 @@ analysis) is defined once, in :mod:`warehouse.sql`.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
+import tempfile
+import threading
 from pathlib import Path
 
 import polars as pl
@@ -81,6 +89,7 @@ from scorehouse.warehouse.schema import (
     VOTER_KEYS,
     VOTER_SEPARATOR,
 )
+from scorehouse.warehouse.integrity import CHECKED, check_files, recorded_hashes
 from scorehouse.warehouse.snapshots import SNAPSHOT_RANKING
 from scorehouse.warehouse.atomic import write_parquet, written_aside
 from scorehouse.warehouse.sql import (
@@ -89,11 +98,13 @@ from scorehouse.warehouse.sql import (
     SNAPSHOT,
     SYSTEM,
     empty_relation,
+    files_relation,
     loads_relation,
     quoted,
     relation,
     sql_literal,
-    sql_path,
+    glob_escaped,
+    sql_glob,
 )
 from scorehouse.warehouse.storage import Warehouse, metric_rule_files
 
@@ -102,6 +113,11 @@ class WarehouseMissingError(ScorehouseError, FileNotFoundError):
     """There is no catalog at the warehouse home yet: ingest something first."""
 
     exit_code = 2
+
+class CatalogWriteError(ScorehouseError, OSError):
+    """DuckDB could not write a catalog file (a full disk, a read-only folder)."""
+
+    retryable = True
 
 
 class RefusedQueryError(ScorehouseError, ValueError):
@@ -119,13 +135,19 @@ def _rank_view(name: str, level: str) -> str:
         FROM oriented_scores WHERE level = '{level}' AND is_ranked"""
 
 
-def _snapshot_files(home: Path, name: str, schema: dict[str, pl.DataType]) -> str:
-    """Every snapshot's ``name`` file (its benchmark and snapshot from the folder names), or no rows."""
-    files = home / "snapshots"
-    if any(files.glob(f"benchmark=*/snapshot=*/{name}")):
-        path = sql_path(files / f"benchmark=*/snapshot=*/{name}")
-        return f"SELECT * FROM read_parquet({path}, hive_partitioning = true)"
-    return empty_relation(schema, ("benchmark", "snapshot"))
+def _snapshot_files(warehouse: Warehouse, name: str, schema: dict[str, pl.DataType], damaged: frozenset[str]) -> str:
+    """Every committed snapshot's ``name`` file (its benchmark and snapshot from the folder names) that is
+    not damaged, or no rows.  Listed one by one: a file without a manifest, or damaged, is never read."""
+    files = [f for f in committed_files(warehouse) if f.name == name and f.parent.name.startswith("snapshot=")
+             and f.relative_to(warehouse.home).as_posix() not in damaged]
+    return files_relation(files, schema, ("benchmark", "snapshot"))
+
+
+def _score_files(warehouse: Warehouse, damaged: frozenset[str]) -> str:
+    """The committed score files (their batch has a manifest) that are not damaged, one by one."""
+    files = [f for f in committed_files(warehouse) if f.parent.name.startswith("level=")
+             and f.relative_to(warehouse.home).as_posix() not in damaged]
+    return files_relation(files, SCORES, ("level",))
 
 
 def _voter_group_sql() -> str:
@@ -183,9 +205,9 @@ ANALYSIS_VIEWS = {
 def _analysis_view(home: Path, table: str) -> str:
     """Every analysis's ``table`` with the manifest's benchmark, level and experiment."""
     view, schema = ANALYSIS_VIEWS[table]
-    files = home / "analyses" / f"benchmark=*/analysis=*/{table}.parquet"
-    if any(files.parent.parent.parent.glob(f"benchmark=*/analysis=*/{table}.parquet")):
-        tables = f"SELECT * EXCLUDE (benchmark) FROM read_parquet({sql_path(files)}, hive_partitioning = true)"
+    pattern = f"benchmark=*/analysis=*/{table}.parquet"
+    if any((home / "analyses").glob(pattern)):
+        tables = f"SELECT * EXCLUDE (benchmark) FROM read_parquet({sql_glob(home / 'analyses', pattern)}, hive_partitioning = true)"
     else:
         tables = empty_relation(schema, ("analysis",))
     return f"""CREATE VIEW {view} AS
@@ -193,10 +215,11 @@ def _analysis_view(home: Path, table: str) -> str:
         FROM ({tables}) AS t JOIN analyses AS m ON m.analysis_id = t.analysis"""
 
 
-def view_statements(warehouse: Warehouse) -> list[str]:
-    """The CREATE VIEW statements of the catalog, in dependency order."""
+def view_statements(warehouse: Warehouse, damaged: frozenset[str] = frozenset()) -> list[str]:
+    """The CREATE VIEW statements of the catalog, in dependency order (after the ``metrics`` table);
+    the ``damaged`` files (paths relative to the home, :mod:`warehouse.integrity`) are left out."""
     home = warehouse.home
-    raw_scores = relation("benchmark=*/level=*/*.parquet", home / "scores", SCORES, hive=True)
+    raw_scores = _score_files(warehouse, damaged)
     score_columns = ", ".join(f"s.{c}" for c in SCORES)
     raw_battles = relation("benchmark=*/*.parquet", home / "battles", BATTLES, hive=True, by_name=True)
     battle_columns = ", ".join(f"b.{c}" for c in BATTLES)
@@ -206,7 +229,6 @@ def view_statements(warehouse: Warehouse) -> list[str]:
             SELECT {score_columns}, s.level
             FROM ({raw_scores}) AS s JOIN loads AS l USING (load_id)""",
         _scores_view(shared_partitions(warehouse.coverage_scan())),
-        f"CREATE VIEW metrics AS {relation('metrics.parquet', home, METRICS)}",
         # Scores joined to their catalog entry and oriented higher-is-better: what ranks are taken on.
         f"""CREATE VIEW oriented_scores AS
             SELECT s.*, m.higher_is_better, m.is_ranked, m.weight, {_voter_group_sql()} AS "group", m.group_weight,
@@ -228,12 +250,12 @@ def view_statements(warehouse: Warehouse) -> list[str]:
             GROUP BY ALL""",
         f"CREATE VIEW snapshots AS {relation('*.parquet', home / 'snapshot_manifests', SNAPSHOT_MANIFEST)}",
         f"CREATE VIEW latest_snapshots AS {SNAPSHOT.latest('SELECT * FROM snapshots')}",
-        f"CREATE VIEW snapshot_coverage AS {_snapshot_files(home, 'coverage.parquet', SNAPSHOT_COVERAGE)}",
+        f"CREATE VIEW snapshot_coverage AS {_snapshot_files(warehouse, 'coverage.parquet', SNAPSHOT_COVERAGE, damaged)}",
         # n_voters: the voters that scored the system (null for a snapshot stored without coverage).
         f"""CREATE VIEW rankings AS
             SELECT m.snapshot_id, m.created_at, m.benchmark, m.level, m.method, m.parameters,
                    r.system, r.score, r.rank, r.tied, c.n_voters
-            FROM ({_snapshot_files(home, 'ranking.parquet', SNAPSHOT_RANKING)}) AS r
+            FROM ({_snapshot_files(warehouse, 'ranking.parquet', SNAPSHOT_RANKING, damaged)}) AS r
             JOIN snapshots AS m ON m.snapshot_id = r.snapshot
             LEFT JOIN snapshot_coverage AS c
               ON c.snapshot = r.snapshot AND c.system = r.system AND c.other = r.system""",
@@ -269,6 +291,8 @@ def current_metric_keys(warehouse: Warehouse) -> pl.DataFrame:
 # their tables), and the quarantine and rejected files (a view is empty until the first exists).
 STATE_FOLDERS = ("loads", "snapshot_manifests", "analysis_manifests", "quarantine", "rejected", "battles_quarantine")
 STATE_VIEW = "catalog_state"
+CHECKED_TABLE = "checked_files"  # the cache of file checks (warehouse.integrity.CHECKED)
+DAMAGED_TABLE = "damaged_files"  # the files left out of the views, with the reason (warehouse.integrity.DAMAGED)
 
 
 def committed_state(warehouse: Warehouse) -> str:
@@ -277,8 +301,9 @@ def committed_state(warehouse: Warehouse) -> str:
     The home's own path (the views name files by absolute path, so a copied or restored home
     must rebuild its catalog to read only itself), the names of the committed manifests and of
     the quarantine and rejected files (each name is a content hash or a load id: a new name is
-    new content), and the bytes of the metric rule files.  Lists six folders and reads two small
-    CSV files; never a data file.
+    new content), the bytes of the metric rule files, and the size and modification time of
+    every score and snapshot file (one changed in place is checked against its hash again).
+    Lists eight folders, stats their files and reads two small CSV files; never a data file.
     """
     digest = hashlib.sha256(str(warehouse.home).encode())
     for folder in STATE_FOLDERS:
@@ -287,16 +312,38 @@ def committed_state(warehouse: Warehouse) -> str:
         digest.update(f"\n{folder}:{','.join(names)}".encode())
     for rules in metric_rule_files(warehouse):
         digest.update(f"\n{rules}:".encode() + rules.read_bytes())
+    for path in committed_files(warehouse):  # a file changed in place (by hand) is checked again (warehouse.integrity)
+        stat = path.stat()
+        digest.update(f"{path.relative_to(warehouse.home)}={stat.st_size}.{stat.st_mtime_ns};".encode())
     return digest.hexdigest()
 
 
+def committed_files(warehouse: Warehouse) -> list[Path]:
+    """The score files of committed batches and the files of committed snapshots (what the views list one by one)."""
+    batches = warehouse.committed_batches()
+    snapshots = {p.stem for p in warehouse.dir("snapshot_manifests").glob("*.parquet")}
+    scores = [f for f in sorted(warehouse.dir("scores").glob("benchmark=*/level=*/*.parquet")) if f.stem in batches]
+    return scores + [f for f in sorted(warehouse.dir("snapshots").glob("benchmark=*/snapshot=*/*.parquet"))
+                     if f.parent.name.removeprefix("snapshot=") in snapshots]
+
+
+# Catalogs this process built aside for reading (home -> file): see :func:`build_private_catalog`.
+_PRIVATE_CATALOGS: dict[Path, Path] = {}
+
+
+def catalog_file(warehouse: Warehouse) -> Path:
+    """The catalog this process reads: its private one when it built one for the home, else the home's."""
+    return _PRIVATE_CATALOGS.get(warehouse.home, warehouse.catalog_path)
+
+
 def catalog_state(warehouse: Warehouse) -> str | None:
-    """The committed state the catalog was built from; None when there is no catalog or it predates the record."""
+    """The committed state the catalog read was built from; None when there is none or it predates the record."""
     import duckdb
 
-    if not warehouse.catalog_path.exists():
+    path = catalog_file(warehouse)
+    if not path.exists():
         return None
-    with duckdb.connect(str(warehouse.catalog_path), read_only=True) as con:
+    with duckdb.connect(str(path), read_only=True) as con:
         try:
             return con.sql(f"SELECT fingerprint FROM {STATE_VIEW}").fetchall()[0][0]
         except duckdb.CatalogException:
@@ -308,35 +355,98 @@ def catalog_is_current(warehouse: Warehouse) -> bool:
     return catalog_state(warehouse) == committed_state(warehouse)
 
 
-def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> None:
-    """Write the metric catalog, then build the views aside and swap the catalog file in.
+def rebuild_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> pl.DataFrame:
+    """Write the metric catalog, then build the views aside and swap the home's catalog file in.
 
     Run under the write lock, so the committed state read first is the one the views show;
     it is stored with them (the ``catalog_state`` view) for :func:`catalog_is_current`.
+    A private catalog this process read until now is dropped: the home's is current.
+    """
+    state = committed_state(warehouse)
+    write_parquet(metrics, warehouse.home / "metrics.parquet")
+    with written_aside(warehouse.catalog_path) as aside:
+        damaged = build_catalog(warehouse, metrics, state, aside)
+    _PRIVATE_CATALOGS.pop(warehouse.home, None)
+    return damaged
+
+
+def build_private_catalog(warehouse: Warehouse, metrics: pl.DataFrame) -> pl.DataFrame:
+    """Build a catalog of the home in a private temporary folder and read it from now on; the damaged files.
+
+    For a reader that finds the home's catalog stale and cannot take the writer lock at once
+    (a writer holds it: readers never wait) or at all (a read-only or copied home): it writes
+    nothing in the home.  The folder is removed when the process exits.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="scorehouse-catalog-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "catalog.duckdb"
+    damaged = build_catalog(warehouse, metrics, committed_state(warehouse), path)
+    _PRIVATE_CATALOGS[warehouse.home] = path
+    return damaged
+
+
+def build_catalog(warehouse: Warehouse, metrics: pl.DataFrame, state: str, path: Path) -> pl.DataFrame:
+    """Write the catalog of ``state`` to ``path`` (a new file): the metric table, the file checks, the views,
+    the state; return the damaged files (:func:`warehouse.integrity.check_files`), left out of the views.
+
+    DuckDB's write-ahead log beside it is removed whatever happens (before, a failed build
+    left one ``.tmp.wal`` file per try).
     """
     import duckdb
 
-    state = committed_state(warehouse)
-    write_parquet(metrics, warehouse.home / "metrics.parquet")
-    with written_aside(warehouse.catalog_path) as aside, duckdb.connect(str(aside)) as con:
-        for statement in view_statements(warehouse):
-            con.execute(statement)
-        con.execute(f"CREATE VIEW {STATE_VIEW} AS SELECT {sql_literal(state)} AS fingerprint")
+    damaged, checked = check_files(warehouse.home, recorded_hashes(warehouse.home), previous_checks(warehouse))
+    try:
+        with duckdb.connect(str(path)) as con:
+            for table, frame in (("metrics", metrics.select(list(METRICS))), (CHECKED_TABLE, checked), (DAMAGED_TABLE, damaged)):
+                con.register("frame", frame.to_arrow())
+                con.execute(f"CREATE TABLE {table} AS SELECT * FROM frame")
+                con.unregister("frame")
+            for statement in view_statements(warehouse, frozenset(damaged.get_column("file").to_list())):
+                con.execute(statement)
+            con.execute(f"CREATE VIEW {STATE_VIEW} AS SELECT {sql_literal(state)} AS fingerprint")
+    except duckdb.IOException as error:  # a full disk, a read-only folder: an OSError like any other write's
+        raise CatalogWriteError(f"cannot write the catalog {path}: {first_line(error)}") from error
+    finally:
+        path.with_name(path.name + ".wal").unlink(missing_ok=True)
+    return damaged
+
+
+def previous_checks(warehouse: Warehouse) -> pl.DataFrame:
+    """The file checks the catalog read now recorded (:data:`warehouse.integrity.CHECKED`); none before the first."""
+    import duckdb
+
+    path = catalog_file(warehouse)
+    if path.exists():
+        with duckdb.connect(str(path), read_only=True) as con:
+            try:
+                return query_frame(con, f"SELECT * FROM {CHECKED_TABLE}")
+            except duckdb.CatalogException:  # a catalog from before the checks
+                pass
+    return pl.DataFrame(schema=CHECKED)
 
 
 def connect(warehouse: Warehouse, read_only: bool = True):  # noqa: ANN201 - duckdb is imported lazily
-    """A DuckDB connection to the catalog (read-only by default)."""
+    """A DuckDB connection to the catalog (read-only by default): this process's private one when it built one."""
     import duckdb
 
-    if not warehouse.catalog_path.exists():
+    path = catalog_file(warehouse)
+    if not path.exists():
         raise WarehouseMissingError(
             f"no warehouse catalog at {warehouse.catalog_path}; run 'scorehouse ingest PATH' first "
             f"(or point --home / $SCOREHOUSE_HOME at an existing warehouse)"
         )
-    return duckdb.connect(str(warehouse.catalog_path), read_only=read_only)
+    return duckdb.connect(str(path), read_only=read_only)
 
 
-def user_query(warehouse: Warehouse, sql: str) -> pl.DataFrame:
+DEFAULT_QUERY_TIMEOUT = 60.0  # seconds a ``scorehouse sql`` query may run (``--timeout``)
+
+
+def memory_limit() -> str:
+    """DuckDB's memory limit for a user query: half the machine's memory (DuckDB's default is 80%)."""
+    return f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') // 2 // (1 << 20)}MiB"
+
+
+def user_query(warehouse: Warehouse, sql: str, timeout: float = DEFAULT_QUERY_TIMEOUT) -> pl.DataFrame:
     """Run one user query (``scorehouse sql``) on the catalog, unable to write or to read outside the home.
 
     Allowed: exactly one statement, and it must be a query (SELECT, WITH … SELECT, FROM …,
@@ -347,6 +457,10 @@ def user_query(warehouse: Warehouse, sql: str) -> pl.DataFrame:
     refuses any ``SET`` that would undo it.  ``COPY``, ``EXPORT DATABASE``, ``ATTACH``,
     ``CREATE``, ``INSERT``, ``SET``, ``INSTALL``/``LOAD`` and several statements are refused
     before anything runs.  Every refusal or failure is a :class:`RefusedQueryError`: one line.
+
+    Bounded: a query still running after ``timeout`` seconds is interrupted; DuckDB may use half
+    the machine's memory (:func:`memory_limit`) and spills to a private temporary folder, never
+    into the home (DuckDB's default spill folder is beside the catalog), removed afterwards.
     """
     import duckdb
 
@@ -360,14 +474,26 @@ def user_query(warehouse: Warehouse, sql: str) -> pl.DataFrame:
         raise RefusedQueryError(
             f"only queries are allowed (the catalog is read-only); got a {statements[0].type.name} statement"
         )
-    with connect(warehouse) as con:
-        con.execute(f"SET allowed_directories = [{sql_literal(str(warehouse.home) + os.sep)}]")
+    with connect(warehouse) as con, tempfile.TemporaryDirectory(prefix="scorehouse-spill-") as spill:
+        con.execute(f"SET memory_limit = {sql_literal(memory_limit())}")
+        con.execute(f"SET temp_directory = {sql_literal(spill)}")
+        # The views name the home's files by globs, where its own glob characters are escaped
+        # (:func:`warehouse.sql.sql_glob`): DuckDB checks the glob as written, so both spellings are allowed.
+        allowed = sorted({str(warehouse.home) + os.sep, glob_escaped(warehouse.home) + os.sep})
+        con.execute(f"SET allowed_directories = [{', '.join(map(sql_literal, allowed))}]")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
+        timer = threading.Timer(timeout, con.interrupt)
+        timer.start()
         try:
             return query_frame(con, sql)
+        except duckdb.InterruptException:
+            raise RefusedQueryError(f"the query ran longer than {timeout:g} s and was stopped; narrow it, "
+                                    f"or give more time with --timeout SECONDS") from None
         except duckdb.Error as error:
             raise RefusedQueryError(first_line(error)) from None
+        finally:
+            timer.cancel()
 
 
 def first_line(error: Exception) -> str:

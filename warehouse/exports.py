@@ -56,7 +56,7 @@ def write_export(table: pl.DataFrame, fmt: str, output: Path) -> Path:
 def read_export(path: Path, fmt: str) -> pl.DataFrame:
     """Read an export back with the dtypes it was written with."""
     if fmt == "parquet":
-        return pl.read_parquet(path)
+        return pl.read_parquet(path, glob=False)
     if fmt == "json":
         frame = pl.read_json(path)
     else:

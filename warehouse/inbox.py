@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from scorehouse.aggregators.errors import NotFoundError
+from scorehouse.aggregators.errors import NotFoundError, ScorehouseError
 from scorehouse.warehouse.atomic import file_lock
 
 PROCESSED = "processed"
@@ -31,7 +31,7 @@ SIDECAR_SUFFIX = ".scorehouse.toml"  # NAME.scorehouse.toml: how to read NAME
 INBOX_MAPPINGS = "scorehouse.toml"  # the inbox's own mappings: [[files]] entries with a ``match`` glob
 
 
-class MappingFileError(ValueError):
+class MappingFileError(ScorehouseError, ValueError):
     """A mapping file of an inbox that cannot be read as TOML of the documented form."""
 
 

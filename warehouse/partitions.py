@@ -139,7 +139,7 @@ def read_partition(warehouse: Warehouse, partition: Partition) -> pl.DataFrame:
     """The current scores (:data:`SCORES`) of ``partition``'s tasks, as a Polars frame of strings."""
     if partition.shared:
         return conform(pl.from_arrow(_read_shared(warehouse, partition)), SCORES)
-    frame = pl.scan_parquet(list(partition.files)).select(list(SCORES))
+    frame = pl.scan_parquet(list(partition.files), glob=False).select(list(SCORES))
     return frame.filter(pl.col("task").is_in(list(partition.tasks)) & pl.col("load_id").is_in(list(partition.loads))).collect()
 
 
@@ -176,12 +176,27 @@ def _in_set(column: pa.ChunkedArray, values: tuple[str, ...]) -> np.ndarray:
     return np.concatenate(keep) if keep else np.zeros(0, dtype=bool)
 
 
+def current_fingerprints(warehouse: Warehouse, benchmarks: list[str]) -> dict[tuple[str, str], str]:
+    """The input fingerprint (:func:`warehouse.snapshots.input_fingerprint`) of each (benchmark, score level) now:
+    the loads of its current coverage at that level and the catalog entries of its metrics.
+
+    The one rule of "the inputs a ranking used": the rank records it, the reconciliation and the report
+    compare with it.  Read from the coverage, without a score: it costs the same for MTEB as for GLUE.
+    """
+    from scorehouse.warehouse.snapshots import input_fingerprint
+
+    loads = (warehouse.coverage_scan().filter(pl.col("benchmark").is_in(benchmarks))
+             .group_by("benchmark", "level").agg(pl.col("load_id").unique()).collect())
+    metrics = {b: read_metrics(warehouse, b) for b in benchmarks}
+    return {(b, level): input_fingerprint(ids, metrics[b]) for b, level, ids in loads.iter_rows()}
+
+
 def read_metrics(warehouse: Warehouse, benchmark: str) -> pl.DataFrame:
     """The metric catalog entries (:data:`METRICS`) of ``benchmark``."""
     path = warehouse.home / "metrics.parquet"
     if not path.exists():
         return pl.DataFrame(schema=METRICS)
-    return conform(pl.read_parquet(path).filter(pl.col("benchmark") == benchmark), METRICS)
+    return conform(pl.read_parquet(path, glob=False).filter(pl.col("benchmark") == benchmark), METRICS)
 
 
 def coverage_levels(warehouse: Warehouse) -> pl.DataFrame:

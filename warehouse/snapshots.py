@@ -34,6 +34,7 @@ import numpy as np
 from scorehouse.warehouse.schema import ARENA_LEADERBOARD, SNAPSHOT_COVERAGE, SNAPSHOT_MANIFEST
 from scorehouse.warehouse.sql import SNAPSHOT, query_files, relation
 from scorehouse.warehouse import atomic
+from scorehouse.warehouse.integrity import check_commit, record_hashes
 from scorehouse.warehouse.storage import Warehouse
 
 # A snapshot stores the aggregators' ranking contract as is: its schema is theirs.
@@ -151,19 +152,26 @@ def snapshot_exists(warehouse: Warehouse, snapshot: str) -> bool:
     return manifest_path(warehouse, snapshot).exists()
 
 
-def previous_snapshot(warehouse: Warehouse, request: SnapshotRequest) -> str | None:
-    """The newest committed snapshot of the same (benchmark, level, method, parameters).
+def latest_manifests(warehouse: Warehouse) -> pl.DataFrame:
+    """The manifest (:data:`SNAPSHOT_MANIFEST`) of the newest committed snapshot of every
+    (benchmark, level, method, parameters), sorted by that key.
 
     The catalog's ``latest_snapshots`` rule (:data:`warehouse.sql.SNAPSHOT`),
     run on the manifests directly: the catalog is rebuilt only after a rank
     run, so it may not list the snapshot written a moment ago.
     """
     manifests = relation("*.parquet", warehouse.dir("snapshot_manifests"), SNAPSHOT_MANIFEST)
-    same_key = query_files(
-        f"SELECT snapshot_id FROM ({SNAPSHOT.latest(manifests)}) WHERE {' AND '.join(f'{c} = ?' for c in SNAPSHOT.key)}",
-        [request.benchmark, request.level, request.method, request.parameters],
+    keys = ", ".join(SNAPSHOT.key)
+    return query_files(f"SELECT {', '.join(SNAPSHOT_MANIFEST)} FROM ({SNAPSHOT.latest(manifests)}) ORDER BY {keys}")
+
+
+def previous_snapshot(warehouse: Warehouse, request: SnapshotRequest) -> str | None:
+    """The newest committed snapshot of the same (benchmark, level, method, parameters)."""
+    same_key = latest_manifests(warehouse).filter(
+        *(pl.col(c) == v for c, v in zip(SNAPSHOT.key, (request.benchmark, request.level, request.method,
+                                                         request.parameters), strict=True))
     )
-    return same_key.item() if same_key.height else None
+    return same_key.item(0, "snapshot_id") if same_key.height else None
 
 
 def write_snapshot(
@@ -184,13 +192,15 @@ def write_snapshot(
         return snapshot, False
     ranking = ranking.select(pl.col(c).cast(t) for c, t in SNAPSHOT_RANKING.items())
     folder = snapshot_folder(warehouse, request.benchmark, snapshot)
-    atomic.write_parquet(ranking, folder / "ranking.parquet")
+    written = [folder / "ranking.parquet"]  # the snapshot's files, their content hashes recorded before the manifest
+    atomic.write_parquet(ranking, written[-1])
     if coverage is not None:
-        atomic.write_parquet(coverage.select(pl.col(c).cast(t) for c, t in SNAPSHOT_COVERAGE.items()),
-                             folder / "coverage.parquet")
+        written.append(folder / "coverage.parquet")
+        atomic.write_parquet(coverage.select(pl.col(c).cast(t) for c, t in SNAPSHOT_COVERAGE.items()), written[-1])
     if arena is not None:
-        atomic.write_parquet(arena.select(pl.col(c).cast(t) for c, t in ARENA_LEADERBOARD.items()),
-                             folder / "arena.parquet")
+        written.append(folder / "arena.parquet")
+        atomic.write_parquet(arena.select(pl.col(c).cast(t) for c, t in ARENA_LEADERBOARD.items()), written[-1])
+    record_hashes(warehouse.home, "snapshots", snapshot, written)
     manifest = pl.DataFrame(
         [
             {
@@ -221,17 +231,19 @@ def read_snapshot(warehouse: Warehouse, snapshot: str) -> tuple[dict[str, Any], 
     path = manifest_path(warehouse, snapshot)
     if not path.exists():
         raise NotFoundError(f"no snapshot {snapshot!r} in {warehouse.home}; list them with 'scorehouse snapshots'")
-    manifest = pl.read_parquet(path).row(0, named=True)
-    return manifest, pl.read_parquet(snapshot_folder(warehouse, manifest["benchmark"], snapshot) / "ranking.parquet")
+    manifest = pl.read_parquet(path, glob=False).row(0, named=True)
+    ranking = snapshot_folder(warehouse, manifest["benchmark"], snapshot) / "ranking.parquet"
+    check_commit(warehouse.home, "snapshots", snapshot, [ranking])
+    return manifest, pl.read_parquet(ranking, glob=False)
 
 
 def read_coverage(warehouse: Warehouse, benchmark: str, snapshot: str) -> pl.DataFrame:
     """The coverage of a snapshot (:data:`SNAPSHOT_COVERAGE`); no rows for a snapshot stored without one."""
     path = snapshot_folder(warehouse, benchmark, snapshot) / "coverage.parquet"
-    return pl.read_parquet(path) if path.exists() else pl.DataFrame(schema=SNAPSHOT_COVERAGE)
+    return pl.read_parquet(path, glob=False) if path.exists() else pl.DataFrame(schema=SNAPSHOT_COVERAGE)
 
 
 def read_arena(warehouse: Warehouse, benchmark: str, snapshot: str) -> pl.DataFrame | None:
     """The arena leaderboard of a snapshot (:data:`ARENA_LEADERBOARD`); None for a snapshot without one."""
     path = snapshot_folder(warehouse, benchmark, snapshot) / "arena.parquet"
-    return pl.read_parquet(path) if path.exists() else None
+    return pl.read_parquet(path, glob=False) if path.exists() else None

@@ -69,8 +69,23 @@ def sql_literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def sql_path(path: Path) -> str:
-    return sql_literal(str(path))
+# What DuckDB's globs read as patterns: a folder's own such characters are escaped as a class of one.
+GLOB_CHARACTERS = frozenset("[]*?{}")
+
+
+def sql_glob(directory: Path, pattern: str) -> str:
+    """The files matching ``pattern`` under ``directory``, as a SQL literal for ``read_parquet``.
+
+    The folder's own glob characters (a home at ``runs [2024]``) are escaped (``[[]``), so they
+    match themselves; before, such a home committed a load and then failed every command with
+    "No files found that match the pattern".
+    """
+    return sql_literal(f"{glob_escaped(directory)}/{pattern}")
+
+
+def glob_escaped(directory: Path) -> str:
+    """``directory`` as a DuckDB glob that matches itself only (its glob characters as classes of one)."""
+    return "".join(f"[{c}]" if c in GLOB_CHARACTERS else c for c in str(directory))
 
 
 def duckdb_type(dtype: pl.DataType) -> str:
@@ -99,9 +114,18 @@ def relation(
     extra = ("level",) if hive else ()
     if any(directory.glob(files)):
         options = (", hive_partitioning = true" if hive else "") + (", union_by_name = true" if by_name else "")
-        read = f"SELECT * FROM read_parquet({sql_path(directory / files)}{options})"
+        read = f"SELECT * FROM read_parquet({sql_glob(directory, files)}{options})"
         return f"{empty_relation(schema, extra)} UNION ALL BY NAME {read}" if by_name else read
     return empty_relation(schema, extra)
+
+
+def files_relation(files: list[Path], schema: dict[str, pl.DataType], extra: tuple[str, ...] = ()) -> str:
+    """A SELECT over exactly ``files`` (Parquet; hive-partitioned when ``extra`` names partition columns),
+    or an empty typed one.  Each path is glob-escaped: DuckDB reads a list's items as globs too."""
+    if not files:
+        return empty_relation(schema, extra)
+    listed = ", ".join(sql_literal(glob_escaped(f)) for f in files)
+    return f"SELECT * FROM read_parquet([{listed}]{', hive_partitioning = true' if extra else ''})"
 
 
 def loads_relation(home: Path) -> str:
@@ -113,7 +137,7 @@ def loads_relation(home: Path) -> str:
     """
     manifests = empty_relation(LOADS)
     if any((home / "loads").glob("*.parquet")):
-        files = sql_path(home / "loads" / "*.parquet")
+        files = sql_glob(home / "loads", "*.parquet")
         manifests += f" UNION ALL BY NAME SELECT * FROM read_parquet({files}, union_by_name = true)"
     versioned = (f"SELECT * REPLACE (coalesce(parser_version, {UNVERSIONED_PARSER}) AS parser_version, "
                  f"coalesce(batch_id, load_id) AS batch_id) FROM ({manifests})")

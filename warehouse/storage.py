@@ -40,8 +40,9 @@ from pathlib import Path
 
 import polars as pl
 
-from scorehouse.aggregators.errors import ScorehouseError
+from scorehouse.aggregators.errors import ScorehouseError, UsageError
 from scorehouse.warehouse import atomic
+from scorehouse.warehouse.integrity import hashes_folder, record_hashes, sha256_of
 from scorehouse.warehouse.names import check_benchmark_name, resolve_home
 from scorehouse.warehouse.schema import (
     SEGMENT_LAYOUTS,
@@ -57,14 +58,6 @@ from scorehouse.warehouse.schema import (
     conform,
 )
 from scorehouse.warehouse.sql import loads_relation, query_files
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
 
 @dataclass(frozen=True)
 class LoadRecord:
@@ -121,6 +114,10 @@ class RawMissingError(ScorehouseError, FileNotFoundError):
     """A load's archived bytes are not in the raw archive (deleted by hand): they cannot be re-parsed."""
 
 
+class OutputInsideHomeError(UsageError, ValueError):
+    """An output file (``sql --output``, ``export --output``) that would land inside the warehouse home."""
+
+
 class Warehouse:
     """A warehouse home directory.  Only this package touches it."""
 
@@ -134,11 +131,27 @@ class Warehouse:
     def dir(self, name: str) -> Path:
         return self.home / name
 
+    def check_outside(self, output: Path, option: str) -> Path:
+        """``output`` when it is outside the home, else :class:`OutputInsideHomeError`.
+
+        Only scorehouse writes inside the home: a user's file there could replace a snapshot
+        or a manifest (snapshots are immutable) or be read by a view.  Symbolic links are
+        followed (a link out of the home to a folder in it is still the home).
+        """
+        resolved = Path(output).expanduser().resolve()
+        if resolved == self.home or resolved.is_relative_to(self.home):
+            raise OutputInsideHomeError(
+                f"{option} {output} is inside the warehouse home {self.home}, where only scorehouse writes "
+                f"(it could replace a snapshot or a manifest); write the file somewhere else"
+            )
+        return Path(output)
+
     @contextmanager
-    def write_lock(self) -> Iterator[None]:
-        """Serialise writers: one process at a time changes the warehouse."""
-        with atomic.file_lock(self.home / ".lock"):
-            yield
+    def write_lock(self, wait: bool = True) -> Iterator[bool]:
+        """Serialise writers: one process at a time changes the warehouse.  Yields whether the lock
+        was taken (always, unless ``wait`` is False and another process holds it)."""
+        with atomic.file_lock(self.home / ".lock", wait=wait) as taken:
+            yield taken
 
     def archive_raw(self, path: Path) -> str:
         """Copy ``path`` into the content-addressed raw archive; return its sha256."""
@@ -192,22 +205,34 @@ class Warehouse:
         leveled = scores.with_columns(
             level=pl.when(pl.col("instance").is_null()).then(pl.lit("task")).otherwise(pl.lit("instance"))
         )
+        written: list[Path] = []  # the batch's files, their content hashes recorded before the manifest
+
+        def put(frame: pl.DataFrame, path: Path) -> None:
+            atomic.write_parquet(frame, path)
+            written.append(path)
+
         for (benchmark, level), part in leveled.group_by("benchmark", "level"):
-            atomic.write_parquet(part.drop("level"), self.score_path(benchmark, level, batch))
+            put(part.drop("level"), self.score_path(benchmark, level, batch))
         quarantine = pl.concat([conform(new.quarantine, QUARANTINE) for new in loads])
         if quarantine.height:
-            atomic.write_parquet(quarantine, self.dir("quarantine") / f"{batch}.parquet")
+            put(quarantine, self.dir("quarantine") / f"{batch}.parquet")
         systems = [conform(new.systems, SYSTEMS).with_columns(load_id=pl.lit(new.record.load_id))
                    for new in loads if new.systems is not None and new.systems.height]
         if systems:
-            atomic.write_parquet(pl.concat(systems), self.dir("systems") / f"{batch}.parquet")
+            put(pl.concat(systems), self.dir("systems") / f"{batch}.parquet")
         layouts = [conform(new.segment_layouts, SEGMENT_LAYOUTS).with_columns(load_id=pl.lit(new.record.load_id))
                    for new in loads if new.segment_layouts is not None and new.segment_layouts.height]
         if layouts:
-            atomic.write_parquet(pl.concat(layouts), self.dir("segment_layouts") / f"{batch}.parquet")
-        atomic.write_parquet(coverage_of(leveled), self.dir("coverage") / f"{batch}.parquet")
+            put(pl.concat(layouts), self.dir("segment_layouts") / f"{batch}.parquet")
+        put(coverage_of(leveled), self.dir("coverage") / f"{batch}.parquet")
+        record_hashes(self.home, "loads", batch, written)
         manifests = manifest_frame([(new.record, new.loaded_at) for new in loads], batch)
         atomic.write_parquet(manifests, self.dir("loads") / f"{batch}.parquet")
+
+    def committed_batches(self) -> frozenset[str]:
+        """The batches whose manifests exist (a batch is committed when its manifest is)."""
+        folder = self.dir("loads")
+        return frozenset(p.stem for p in folder.glob("*.parquet")) if folder.is_dir() else frozenset()
 
     def remove_uncommitted(self) -> None:
         """Remove the scores, battles, coverage, quarantine, system and layout files of batches that have no manifest.
@@ -216,9 +241,9 @@ class Warehouse:
         such files are a crashed writer's.  A later batch may hold the same loads, and every
         view reads all files of a folder, so they would be read twice.
         """
-        committed = {p.stem for p in self.dir("loads").glob("*.parquet")}
+        committed = self.committed_batches()
         folders = [self.dir("coverage"), self.dir("quarantine"), self.dir("systems"), self.dir("segment_layouts"),
-                   self.dir("battles_quarantine"), *self.dir("scores").glob("benchmark=*/level=*"),
+                   self.dir("battles_quarantine"), hashes_folder(self.home, "loads"), *self.dir("scores").glob("benchmark=*/level=*"),
                    *self.dir("battles").glob("benchmark=*")]
         for folder in folders:
             for path in folder.glob("*.parquet"):
@@ -233,13 +258,16 @@ class Warehouse:
         """
         self.remove_uncommitted()
         battles = conform(battles, BATTLES)
+        written: list[Path] = []  # the load's files, their content hashes recorded before the manifest
         for (benchmark,), part in battles.group_by("benchmark"):
-            atomic.write_parquet(part, self.battles_path(check_benchmark_name(benchmark), record.load_id))
+            written.append(self.battles_path(check_benchmark_name(benchmark), record.load_id))
+            atomic.write_parquet(part, written[-1])
         if quarantine.height:
-            atomic.write_parquet(
-                conform(quarantine, BATTLES_QUARANTINE), self.dir("battles_quarantine") / f"{record.load_id}.parquet"
-            )
-        atomic.write_parquet(pl.DataFrame(schema=COVERAGE), self.dir("coverage") / f"{record.load_id}.parquet")
+            written.append(self.dir("battles_quarantine") / f"{record.load_id}.parquet")
+            atomic.write_parquet(conform(quarantine, BATTLES_QUARANTINE), written[-1])
+        written.append(self.dir("coverage") / f"{record.load_id}.parquet")
+        atomic.write_parquet(pl.DataFrame(schema=COVERAGE), written[-1])
+        record_hashes(self.home, "loads", record.load_id, written)
         atomic.write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
 
     def battles_path(self, benchmark: str, load_id: str) -> Path:
@@ -256,7 +284,7 @@ class Warehouse:
         if not files:
             return pl.DataFrame(schema=schema)
         current = self.manifests().filter(pl.col("is_current")).select("load_id", "source")
-        return conform(pl.read_parquet(files).join(current, on="load_id"), schema)
+        return conform(pl.read_parquet(files, glob=False).join(current, on="load_id"), schema)
 
     def manifests(self) -> pl.DataFrame:
         """Every committed load's manifest, with ``is_current``: the catalog's ``loads`` view, read from the files.
@@ -285,7 +313,7 @@ class Warehouse:
             if not path.exists():  # idempotent: any writer computes the same file
                 files = sorted(self.dir("scores").glob(f"benchmark=*/level=*/{batch}.parquet"))
                 scores = [
-                    conform(pl.read_parquet(f), SCORES).with_columns(level=pl.lit(f.parent.name.removeprefix("level=")))
+                    conform(pl.read_parquet(f, glob=False), SCORES).with_columns(level=pl.lit(f.parent.name.removeprefix("level=")))
                     for f in files
                 ]
                 leveled = pl.concat(scores) if scores else conform(pl.DataFrame(schema=SCORES), SCORES).with_columns(
@@ -295,7 +323,7 @@ class Warehouse:
         if not paths:
             return pl.DataFrame(schema=COVERAGE).lazy()
         loads = current.get_column("load_id").implode()
-        return pl.scan_parquet(paths).select(list(COVERAGE)).filter(pl.col("load_id").is_in(loads))
+        return pl.scan_parquet(paths, glob=False).select(list(COVERAGE)).filter(pl.col("load_id").is_in(loads))
 
     def declare_metric_rules(self, rules: pl.DataFrame) -> None:
         """Put ``rules`` (:data:`METRIC_RULES`) first in ``declared_metric_rules.csv``, replacing earlier rules

@@ -219,7 +219,7 @@ def read_parquet(path: Path, columns: dict[str, str]) -> tuple[pl.DataFrame, set
         raise ParseError(path, f"column(s) {', '.join(unusable)} hold nested values, not one value per battle; "
                          "flatten them to text or map the role to another column")
     flat = [c for c in dict.fromkeys(wanted) if c not in nested]
-    frame = text_frame(pl.scan_parquet(path).select(flat).collect())
+    frame = text_frame(pl.scan_parquet(path, glob=False).select(flat).collect())
     return frame.with_columns(line=pl.lit(None, dtype=pl.Int64)), set(schema) - set(nested)
 
 

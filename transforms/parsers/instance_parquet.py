@@ -56,7 +56,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
             path, f"score column(s) {not_numeric} are not numeric ({schema[not_numeric[0]]}); "
             "write scores as numbers, or name text columns Context/Fact/Source/hyp/ref"
         )
-    frame = pl.scan_parquet(path).select(
+    frame = pl.scan_parquet(path, glob=False).select(
         pl.col(*LABELS).cast(pl.String),
         *(pl.col(c) for c in list(schema)[2:] if TEXT_COLUMN.match(c)),
         *(pl.col(c).cast(pl.Float64) for c in scores),

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.transforms.parsers import FORMATS
 from scorehouse.transforms.parsers.battles import ROLES as BATTLE_ROLES
 from scorehouse.transforms.parsers.battles import SCALE_OPTIONS
@@ -31,7 +32,7 @@ from scorehouse.transforms.parsers.user_table import check_options, score_column
 KEYS = ("format", "benchmark", "higher_is_better", "json_path", "system_from_folder", "columns")
 
 
-class MappingError(ValueError):
+class MappingError(ScorehouseError, ValueError):
     """A mapping that cannot be used: says which file, which key and what to do."""
 
 

@@ -233,7 +233,7 @@ def read_table(path: Path) -> pl.DataFrame:
         nested = [c for c, dtype in schema.items() if dtype.is_nested()]
         if nested:
             raise ParseError(path, f"column(s) {nested} hold lists or structs; a table's cells must be numbers or text")
-        return pl.read_parquet(path).with_columns(pl.lit(None, dtype=pl.Int64).alias(LINE))
+        return pl.read_parquet(path, glob=False).with_columns(pl.lit(None, dtype=pl.Int64).alias(LINE))
     if "line" in header_of(path):  # the shared CSV reader keeps each record's line under that name
         raise ParseError(path, "a column named 'line' cannot be read from a CSV or TSV table; rename it", 1)
     text = read_text(path)
