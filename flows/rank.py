@@ -238,10 +238,11 @@ def rank_partitioned(
 def rank_benchmark(
     warehouse: Warehouse, benchmark: str, level: str, runs: list[MethodRun] | None, version: str,
     parallel: bool = False, progress: bool = False, min_coverage: float | None = None,
-    voters: VoterSelection | None = None,
+    voters: VoterSelection | None = None, as_recorded: bool = False,
 ) -> BenchmarkOutcome:
     """Rank ``benchmark`` at a score level: the ``runs`` (None: the defaults for the data's shape), the systems
-    below ``min_coverage`` listed, not ranked (task level), the voters ``voters`` selects only."""
+    below ``min_coverage`` listed, not ranked (task level), the voters ``voters`` selects only.
+    ``as_recorded``: the runs are those of earlier snapshots, ranked again exactly (no default coverage added)."""
     voters = voters or VoterSelection()
     if level == "instance" and not voters:
         outcome = rank_partitioned(warehouse, benchmark, level, runs, version, parallel, progress)
@@ -258,7 +259,8 @@ def rank_benchmark(
     )
     fingerprint = current_fingerprints(warehouse, [benchmark])[(benchmark, level)]
     coverage = command_min_coverage(level, has_missing, min_coverage)  # by name as by default: one snapshot series
-    chosen = with_min_coverage(runs, coverage) if runs else default_runs(level, has_missing, min_coverage)
+    chosen = (runs if as_recorded else with_min_coverage(runs, coverage)) if runs else default_runs(
+        level, has_missing, min_coverage)
     chosen = [voters.recorded_in(r) for r in chosen]
     outcome.defaults = None if runs else chosen[0].defaults
     results = [(r, runtime.call(rank_ballots, ballots, level, r)) for r in chosen]
@@ -434,13 +436,18 @@ def reconcile_rankings(
     warehouse: Warehouse, benchmarks: list[str] | None, version: str, parallel: bool = False, progress: bool = False,
 ) -> list[BenchmarkOutcome]:
     """Rank again each (benchmark, level) of ``benchmarks`` (None: all) whose latest snapshots were not
-    computed from its current inputs, with those snapshots' methods and parameters (:func:`flows.reconcile.stale_runs`).
+    computed from its current inputs, with those snapshots' methods and parameters
+    (:func:`flows.reconcile.stale_runs`) and with the defaults, as the rank that should have followed the change.
 
     The catalog must be current (the caller made it so).  Rankings are derived state: whatever
     stopped a run between a load's commit and its rank, the next ``rank``/``refresh`` catches up.
     """
-    return [rank_benchmark(warehouse, benchmark, level, runs, version, parallel, progress)
-            for (benchmark, level), runs in stale_runs(warehouse, benchmarks).items()]
+    outcomes = []
+    for (benchmark, level), runs in stale_runs(warehouse, benchmarks).items():
+        # the stale series as they were asked, and the defaults, as the rank after the change would have run
+        outcomes.append(rank_benchmark(warehouse, benchmark, level, runs, version, parallel, progress, as_recorded=True))
+        outcomes.append(rank_benchmark(warehouse, benchmark, level, None, version, parallel, progress))
+    return outcomes
 
 
 def reconciled_warehouse(home: str | None) -> list[BenchmarkOutcome]:

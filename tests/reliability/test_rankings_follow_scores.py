@@ -5,21 +5,25 @@ every later refresh said "nothing new".  Here the crash is the plain ``ingest`` 
 file (a load committed, no rank after it); the kill test (test_random_kill_refresh.py) kills real runs.
 """
 
+import shutil
 from pathlib import Path
 
 from scorehouse.cli import main
 from scorehouse.flows.reconcile import stale_runs
 from scorehouse.warehouse.storage import Warehouse
 
+from tests.reliability.conftest import HOME_FORMAT_1
 from tests.reliability.rankings import SUPERGLUE, corrected_superglue, served_rankings
 
 
 def uninterrupted(tmp_path: Path) -> Path:
-    """A home where the original and then the corrected leaderboard were each ingested and ranked."""
+    """A copy of the old home where the corrected leaderboard went through one refresh that nothing stopped."""
     home = tmp_path / "uninterrupted"
-    for source in (SUPERGLUE, corrected_superglue(tmp_path / "corrected-copy")):
-        assert main(["--home", str(home), "ingest", str(source)]) == 0, source
-        assert main(["--home", str(home), "rank"]) == 0, source
+    shutil.copytree(HOME_FORMAT_1, home)
+    inbox = tmp_path / "uninterrupted-inbox"
+    inbox.mkdir()
+    shutil.copyfile(corrected_superglue(tmp_path / "corrected-copy"), inbox / SUPERGLUE.name)
+    assert main(["--home", str(home), "refresh", "--inbox", str(inbox)]) == 0
     return home
 
 
