@@ -44,6 +44,9 @@ def serve(inbox: str, home: str | None, cron: str | None, interval: int | None, 
 
 
 def interrupt(signum: int, frame: Any) -> None:  # noqa: ARG001 - a signal handler's (signum, frame)
+    """Stop the serve: once (a second signal during the stop must not interrupt its cleanup)."""
+    for stopping in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stopping, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 
