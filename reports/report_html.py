@@ -125,6 +125,19 @@ class Section:
     metrics: pl.DataFrame | None = None
 
 
+def page_head(title: str, policy: str, style: str) -> str:
+    """The opening of every page we write (the report's, the site's): its Content-Security-Policy, title and style."""
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{policy}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(title)}</title>
+{style}
+</head>"""
+
+
 def render_report(sections: Sequence[Section], *, title: str = TITLE) -> str:
     """The whole page as a string."""
     n_snapshots = sum(len(s.columns) for s in sections)
@@ -134,15 +147,7 @@ def render_report(sections: Sequence[Section], *, title: str = TITLE) -> str:
         for s in sections
     )
     body = "\n".join(_section(s) for s in sections)
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_e(title)}</title>
-<style>{CSS}</style>
-</head>
+    return f"""{page_head(title, CONTENT_SECURITY_POLICY, f"<style>{CSS}</style>")}
 <body>
 <header>
 <h1>{_e(title)}</h1>

@@ -19,6 +19,8 @@ import math
 import re
 from typing import Any
 
+from scorehouse.reports.report_html import page_head
+
 CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:"
 DATA_GLOBAL = "SCOREHOUSE_DATA"
 SITE_TITLE = "scorehouse leaderboards"
@@ -56,15 +58,7 @@ SCRIPTS = ("base.js", "views.js", "benchmark.js", "pages.js")
 
 def _shell(title: str, root: str, page: str, data: str, body: str, attributes: str = "") -> str:
     scripts = "\n".join(f'<script src="{root}assets/{name}"></script>' for name in SCRIPTS)
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_e(title)}</title>
-<link rel="stylesheet" href="{root}assets/site.css">
-</head>
+    return f"""{page_head(title, CONTENT_SECURITY_POLICY, f'<link rel="stylesheet" href="{root}assets/site.css">')}
 <body data-page="{page}"{attributes}>
 <header class="top"><a href="{root}index.html">{_e(SITE_TITLE)}</a></header>
 <main id="main">
