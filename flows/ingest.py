@@ -14,7 +14,9 @@ re-parsed (:mod:`flows.reparse`, ``--reparse``).
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import stat
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -44,6 +46,7 @@ from scorehouse.warehouse.storage import LoadRecord, NewLoad, RawMissingError, W
 
 # Files in a data folder that document it rather than hold scores.
 DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")
+UNREADABLE = "a file without read permission"
 
 
 @dataclass
@@ -115,7 +118,7 @@ def log_outcome(files: list[FileOutcome]) -> None:
 
 
 def what_it_is(path: Path) -> str | None:
-    """None for a regular file (or a link to one); otherwise what ``path`` is, said for the report.
+    """None for a regular file (or a link to one) that can be read; otherwise what ``path`` is, said for the report.
 
     Only regular files are read: a FIFO or a device (a link to ``/dev/zero``) would make a read hang or never end.
     """
@@ -123,39 +126,55 @@ def what_it_is(path: Path) -> str | None:
         mode = path.stat().st_mode
     except FileNotFoundError:
         return "a broken symbolic link"
+    except OSError as error:  # a link loop (ELOOP), a folder without search permission ...
+        return "a symbolic link loop" if error.errno == errno.ELOOP else f"not readable ({error.strerror})"
     if stat.S_ISREG(mode):
-        return None
+        return None if os.access(path, os.R_OK) else UNREADABLE
     kinds = {stat.S_ISFIFO: "a FIFO (named pipe)", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
              stat.S_ISSOCK: "a socket", stat.S_ISDIR: "a folder"}
     return next((name for test, name in kinds.items() if test(mode)), "not a regular file")
+
+
+def not_read(path: Path, kind: str) -> FileOutcome:
+    """The outcome of an entry that is not read: skipped, saying what it is; a file the user may not read is
+    rejected (its scores exist and did not land)."""
+    if kind == UNREADABLE:
+        return FileOutcome(str(path), "rejected", error=f"{path}: {kind}; not read")
+    return FileOutcome(str(path), "skipped", error=f"{path}: {kind}, not a regular file; not read")
 
 
 def walk_folder(folder: Path) -> tuple[list[Path], list[FileOutcome]]:
     """The files under ``folder`` (sorted, hidden ones left out) and the entries skipped with why.
 
     Symbolic links that lead out of ``folder`` are not followed (a link may point anywhere:
-    reading it would ingest, and archive, what the folder does not hold).
+    reading it would ingest, and archive, what the folder does not hold), nor links to folders (a link
+    to a parent is a cycle) or link loops: each is reported, and the walk goes on.
     """
     root = folder.resolve()
     files: list[Path] = []
     skipped: list[FileOutcome] = []
-    for entry in sorted(folder.rglob("*")):
+    for entry in sorted(folder.rglob("*")):  # rglob descends real folders only, never a link to one
         if entry.name.startswith("."):
             continue
-        if not entry.resolve().is_relative_to(root):
-            skipped.append(FileOutcome(str(entry), "skipped", error=f"{entry}: a symbolic link leading out of {folder}; not followed"))
-            continue
         kind = what_it_is(entry)
-        if kind is None:
+        if kind == "a symbolic link loop":
+            skipped.append(not_read(entry, kind))
+        elif not entry.resolve().is_relative_to(root):
+            skipped.append(FileOutcome(str(entry), "skipped", error=f"{entry}: a symbolic link leading out of {folder}; not followed"))
+        elif kind == "a folder" and entry.is_symlink():
+            skipped.append(FileOutcome(str(entry), "skipped", error=f"{entry}: a symbolic link to a folder; not followed "
+                                       "(give the folder itself to ingest it)"))
+        elif kind is None:
             files.append(entry)
         elif kind != "a folder":
-            skipped.append(FileOutcome(str(entry), "skipped", error=f"{entry}: {kind}, not a regular file; not read"))
+            skipped.append(not_read(entry, kind))
     return files, skipped
 
 
 def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path], list[FileOutcome]]:
     """Files to ingest (folders walked, sorted), documentation files skipped, and entries that are not
-    regular files (FIFOs, devices, broken links, links out of a given folder), skipped with what they are."""
+    regular files (FIFOs, devices, broken links, link loops, links out of a given folder), skipped with what they
+    are, or rejected when they cannot be read."""
     files: list[Path] = []
     skipped: list[FileOutcome] = []
     for path in map(Path, paths):
@@ -168,7 +187,7 @@ def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path], list[
             if kind is None:
                 files.append(path)
             else:
-                skipped.append(FileOutcome(str(path), "skipped", error=f"{path}: {kind}, not a regular file; not read"))
+                skipped.append(not_read(path, kind))
         else:
             raise NotFoundError(f"no such file or folder: {path}")
     documents = [f for f in files if f.stem.lower().startswith(DOCUMENT_NAMES) and f.suffix.lower() in (".md", ".txt", "")]
