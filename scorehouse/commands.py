@@ -109,9 +109,11 @@ def table_columns(args: argparse.Namespace, columns: dict[str, str]) -> dict[str
     """The columns named for reading a user's table (role -> column), None when none is named.
 
     Checked against every file before anything is ingested: options that do not fit a file
-    (a column it lacks, a glob that matches none) are a usage error naming the file and its columns.
+    (a column it lacks, a glob that matches none) are a usage error naming the file and its columns; a file
+    whose header cannot be read is left to its read, which rejects it (exit 1) while the others land.
     """
     from scorehouse.flows.ingest import expand_paths
+    from scorehouse.transforms.parsers.base import ParseError
     from scorehouse.transforms.parsers.user_table import TableOptionsError, check_options, check_table
 
     if not columns:
@@ -132,6 +134,8 @@ def table_columns(args: argparse.Namespace, columns: dict[str, str]) -> dict[str
             check_table(path, columns)
         except TableOptionsError as error:
             raise UsageError(f"scorehouse ingest: {error}") from None
+        except ParseError:
+            continue  # the file is at fault (binary, UTF-16, damaged), not the options: its read rejects it
     return columns
 
 

@@ -144,7 +144,7 @@ def test_a_mapping_overrides_a_default_name():
 
 
 def test_mapping_errors_name_the_column_and_the_roles():
-    with pytest.raises(ParseError, match=r"no column 'left' \(as model_a\) in the file; its columns are"):
+    with pytest.raises(ParseError, match=r"no column 'left' \(as model_a\) in the file; columns are:"):
         parse_mapped(FIXTURES / "battles.csv", "b", {"model_a": "left"})
     with pytest.raises(ParseError, match="unknown battle column role"):
         parse_mapped(FIXTURES / "battles.csv", "b", {"system": "model_a"})

@@ -266,7 +266,7 @@ def test_unsplittable_pair_is_quarantined_and_empty_name_kept_and_reported():
 
 def test_unknown_header_and_ragged_row_are_named_errors():
     with written("x.csv", b"Model,Score\nA,1\n") as path:
-        with pytest.raises(ParseError, match="x.csv, line 1: header"):
+        with pytest.raises(ParseError, match="x.csv, line 1: the header is not a RankingNLPSystems"):
             leaderboard_rankingnlp.parse(path, None)
     header = ",".join(["Model"] + [c for t in XTREME for c in t.split_columns])
     with written("x.csv", f"{header}\nA,1,2,3,4,5\nB,1,2\n".encode()) as path:

@@ -89,8 +89,8 @@ def test_usr_junk_rating_leaves_the_mean_empty_and_keeps_the_raw_value():
     ("doc", "message"),
     [
         ({"a": 1}, "top level is a JSON dict"),
-        ([{"responses": []}], "context 0: 'annotators' is None"),
-        ([{"annotators": ["a"], "responses": [{"Overall": [1]}]}], "context 0: a response without a 'model'"),
+        ([{"responses": []}], "context 0: 'annotators' is not a list"),
+        ([{"annotators": ["a"], "responses": [{"Overall": [1]}]}], "context 0: response 0 has no 'model' name"),
         ([{"annotators": ["a", "b"], "responses": [{"model": "M", "Overall": [1]}]}],
          "context 0, model 'M': 'Overall' is \\[1\\]; expected one rating per annotator \\(2: a, b\\)"),
     ],
@@ -166,7 +166,7 @@ def test_tac_pyramid_equals_the_rankingnlp_pickle(year):
     [
         ([1], "top level is a JSON list"),
         ({"D1": {"references": []}}, "topic 'D1' has no list of 'annotations'"),
-        ({"D1": {"annotations": [{"pyr_score": 1}]}}, "topic 'D1': an annotation without a 'summ_id'"),
+        ({"D1": {"annotations": [{"pyr_score": 1}]}}, "topic 'D1': annotation 0 has no 'summ_id'"),
         ({"D1": {"annotations": [{"summ_id": "3", "pyr_score": [1]}]}}, "summarizer '3': 'pyr_score' holds a JSON list"),
     ],
 )

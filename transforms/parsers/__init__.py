@@ -11,6 +11,7 @@ import zlib
 from pathlib import Path
 
 from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers.input_limits import GZIP_MAGIC, read_input
 
 FORMATS: dict[str, Format] = {}
 
@@ -34,7 +35,7 @@ class UnrecognisedFormatError(ParseError):
 def is_decodable(path: Path, head: bytes) -> bool:
     """Whether a file no format claims is plainly not a dump: UTF-8 text (a character cut by the sniffed
     length aside) with nothing visibly wrong, or bytes without a score extension (an image, an archive)."""
-    if what_is_wrong(head) is not None:
+    if what_is_wrong(head) is not None or b"\x00" in head:  # NUL bytes: binary, as the text reader says
         return False
     try:
         head.decode("utf-8")
@@ -92,6 +93,9 @@ def detect_format(path: Path) -> Format:
     if len(matches) == 1:
         return matches[0]
     if not matches:
+        damage = gzip_damage(path)
+        if damage is not None:  # what the file holds cannot be known, in a folder or not
+            raise ParseError(path, damage)
         why = what_is_wrong(head)
         text = is_decodable(path, head)
         raise UnrecognisedFormatError(
@@ -105,6 +109,19 @@ def detect_format(path: Path) -> Format:
         "ambiguous format, it looks like " + " and ".join(f.name for f in matches)
         + "; pass --format to choose",
     )
+
+
+def gzip_damage(path: Path) -> str | None:
+    """Why a gzip file cannot be read whole (corrupt, truncated, over an input limit); None for an intact one
+    or a file that is not gzip.  Its head alone may look like text: the damage is further on."""
+    with open(path, "rb") as handle:
+        if handle.read(len(GZIP_MAGIC)) != GZIP_MAGIC:
+            return None
+    try:
+        read_input(path)
+    except ParseError as error:
+        return error.problem
+    return None
 
 
 def choose_format(path: Path, *, format: str | None = None, trust_pickle: bool = False) -> Format:

@@ -43,6 +43,26 @@ class ParseError(ScorehouseError, ValueError):
         return f"{where}: {self.problem}"
 
 
+# A header in an error: at most this many names, each cut to this many characters.
+SHOWN_NAMES, SHOWN_NAME_CHARS = 30, 40
+
+
+def header_said(header: list[str]) -> str:
+    """A file's column names for an error message, or why they are not shown.
+
+    An error names a file and a position, never its content: the errors of fixed layouts name the header
+    expected, never the one found.  The columns the user names (a table's, battles') are checked against
+    names shown here, because the user has to choose among them; but a first line of one field is no header
+    of columns (a file linked or named by mistake, whose first line may be anything) and is not shown.
+    Long lists and names are cut.
+    """
+    if len(header) < 2:
+        return "its first line is one field, not a header of columns (not shown)"
+    shown = [n if len(n) <= SHOWN_NAME_CHARS else n[:SHOWN_NAME_CHARS] + "…" for n in header[:SHOWN_NAMES]]
+    more = f" and {len(header) - SHOWN_NAMES:,} more" if len(header) > SHOWN_NAMES else ""
+    return f"columns are: {', '.join(shown)}{more}"
+
+
 class NotScoresError(ParseError):
     """A file recognised for what it is and holding no scores to ingest (experiment outputs, run
     metadata, a rounded copy of scores loaded from another file).  Not a failure: the file is

@@ -31,7 +31,7 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.transforms.parsers import register_format
-from scorehouse.transforms.parsers.base import BATTLES_TABLE, Format, Parsed, ParseError
+from scorehouse.transforms.parsers.base import BATTLES_TABLE, Format, Parsed, ParseError, header_said
 from scorehouse.transforms.parsers.instance_long import header_fields
 from scorehouse.transforms.parsers.instance_parquet import MAGIC, columns_of, parquet_schema
 from scorehouse.transforms.parsers.json_dump import has_key, key_lines
@@ -91,7 +91,7 @@ def resolve_roles(path: Path, present: set[str], columns: dict[str, str]) -> dic
     absent = {role: column for role, column in columns.items() if column not in present}
     if absent:
         named = ", ".join(f"{column!r} (as {role})" for role, column in absent.items())
-        raise ParseError(path, f"no column {named} in the file; its columns are {', '.join(sorted(present))}")
+        raise ParseError(path, f"no column {named} in the file; {header_said(sorted(present))}")
     return {
         role: columns.get(role, next((name for name in ROLES[role] if name in present), None)) for role in ROLES
     }

@@ -113,7 +113,7 @@ def is_index(column: pl.Series) -> bool:
 def parse(path: Path, benchmark: str | None) -> Parsed:
     frame = read_csv_records(path, read_text(path))
     if tuple(frame.columns[:2]) != LABELS:
-        raise ParseError(path, f"the first two columns are {frame.columns[:2]}, not System, Utterance", 1)
+        raise ParseError(path, "the first two columns are not System, Utterance", 1)
     return rows_of(path, frame, benchmark)
 
 

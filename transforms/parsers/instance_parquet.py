@@ -48,7 +48,7 @@ def parquet_schema(path: Path) -> dict[str, pl.DataType]:
 def parse(path: Path, benchmark: str | None) -> Parsed:
     schema = parquet_schema(path)
     if tuple(list(schema)[:2]) != LABELS:
-        raise ParseError(path, f"the first two columns are {list(schema)[:2]}, not System, Utterance")
+        raise ParseError(path, "the first two columns are not System, Utterance")
     scores = [c for c in list(schema)[2:] if not TEXT_COLUMN.match(c)]
     not_numeric = [c for c in scores if not schema[c].is_numeric()]
     if not_numeric:

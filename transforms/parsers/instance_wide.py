@@ -46,7 +46,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     header = [c for c in frame.columns if c != "line"]
     systems = system_columns(header)
     if systems is None:
-        raise ParseError(path, f"header {header[:6]} is not a list of system columns M0, M1, ...", 1)
+        raise ParseError(path, "the header is not a list of system columns M0, M1, ...", 1)
     problems: list[str] = []
     if path.name in KNOWN_FILES:
         known, task, metric = KNOWN_FILES[path.name]

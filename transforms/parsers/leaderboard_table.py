@@ -87,7 +87,7 @@ def read_known_table(path: Path, headers: dict[tuple[str, ...], str], source: st
     if family is None:
         raise ParseError(
             path,
-            f"header {table.header} is not a {source} header; expected one of {[list(h) for h in headers]}",
+            f"the header is not a {source} header; expected one of {[list(h) for h in headers]}",
             1,
         )
     return table, family
@@ -139,7 +139,7 @@ def check_header(table: Table, expected: tuple[str, ...], what: str) -> None:
     if tuple(table.header) != expected:
         raise ParseError(
             table.path,
-            f"header {table.header} is not the {what} header {list(expected)}; "
+            f"the header is not the {what} header {list(expected)}; "
             "pass --format wide-leaderboard for another layout",
             1,
         )

@@ -89,7 +89,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     layout = layout or Layout(benchmark, "")
     table = read_table(path)
     if len(table.header) < 2:
-        raise ParseError(path, f"header {table.header} has no score column after the system column", 1)
+        raise ParseError(path, "the header has no score column after the system column", 1)
     check_width(table)
     unnamed = [i + 1 for i, name in enumerate(table.header) if not name]
     if unnamed:

@@ -55,11 +55,11 @@ def annotations(path: Path, doc: object) -> list[tuple[str, dict]]:
     for topic, entry in doc.items():  # one pass per topic, to check its shape
         if not isinstance(entry, dict) or not isinstance(entry.get("annotations"), list):
             raise ParseError(path, f"topic {topic!r} has no list of 'annotations'")
-        for note in entry["annotations"]:
+        for place, note in enumerate(entry["annotations"]):
             summarizer = note.get("summ_id") if isinstance(note, dict) else None
             if not isinstance(summarizer, str) or not summarizer.strip():
-                raise ParseError(
-                    path, f"topic {topic!r}: an annotation without a 'summ_id' naming its summarizer: {str(note)[:80]!r}"
+                raise ParseError(  # by its place: an error never shows a file's content
+                    path, f"topic {topic!r}: annotation {place} has no 'summ_id' naming its summarizer"
                 )
             out.append((topic, note))
     return out

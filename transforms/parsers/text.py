@@ -33,6 +33,16 @@ from scorehouse.transforms.parsers.input_limits import read_input
 
 # Regex (Rust syntax) of one quoted CSV field, doubled quotes included.
 QUOTED_FIELD = r'"(?:[^"]|"")*"'
+# The most characters one CSV field may hold: the standard library reader's limit (131,072), which reads the
+# quoted fields; fields read by Polars are held to it too, so quoting a field does not change what is refused.
+MAX_FIELD_CHARS = csv.field_size_limit()
+
+
+def field_too_long(path: Path, line: int) -> ParseError:
+    return ParseError(
+        path, f"field longer than {MAX_FIELD_CHARS:,} characters (the limit on one CSV field: a name or cell this "
+        "long is not a score table's); shorten it", line,
+    )
 
 
 def read_text(path: Path) -> str:
@@ -43,6 +53,8 @@ def read_text(path: Path) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise ParseError(path, "UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8") from exc
         raise ParseError(
             path, f"byte {data[exc.start]:#04x} is not UTF-8 text; is this a binary file?", line
         ) from exc
@@ -108,7 +120,7 @@ def split_lines(
         raise ParseError(
             path,
             f"{len(first['fields'])} {separator!r}-separated fields where the format has "
-            f"{len(columns)} ({' '.join(columns)}): {first['text'][:120]!r}",
+            f"{len(columns)} ({' '.join(columns)})",
             first["line"],
         )
     return fields.select(
@@ -163,10 +175,12 @@ def strict_csv_records(path: Path, text: str, separator: str = ",") -> Iterator[
             yield record, reader.line_num
             end = reader.line_num
     except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            raise field_too_long(path, end + 1) from None
         raise ParseError(
             path,
-            f"malformed CSV in the record starting on this line ({exc}, noticed on line {reader.line_num}): a quote never closed, text after a "
-            "closing quote or an over-long field; quote whole fields and double the quotes inside them",
+            f"malformed CSV in the record starting on this line ({exc}, noticed on line {reader.line_num}): a quote never closed or text after a "
+            "closing quote; quote whole fields and double the quotes inside them",
             end + 1,
         ) from None
 
@@ -201,7 +215,7 @@ def read_csv_records(path: Path, text: str, separator: str = ",") -> pl.DataFram
     if ragged.height:
         row = ragged.row(0, named=True)
         raise ParseError(
-            path, f"{row['fields']} fields where the header has {width}: {row['text'][:120]!r}", row["line"]
+            path, f"{row['fields']} fields where the header has {width}", row["line"]
         )
     try:
         frame = pl.read_csv(
@@ -215,6 +229,10 @@ def read_csv_records(path: Path, text: str, separator: str = ",") -> pl.DataFram
         )
     except pl.exceptions.PolarsError as exc:
         raise ParseError(path, f"not a readable CSV table: {exc}") from exc
+    over = frame.select(pl.any_horizontal(pl.all().str.len_chars() > MAX_FIELD_CHARS)).to_series().arg_true()
+    if over.len() or max(map(len, frame.columns), default=0) > MAX_FIELD_CHARS:
+        row = over[0] + 1 if over.len() else 0  # records hold the header first
+        raise field_too_long(path, records.get_column("line")[row])
     duplicated = [c for c in frame.columns if "_duplicated_" in c]
     if duplicated:
         raise ParseError(path, f"the header repeats a column name ({duplicated[0].split('_duplicated_')[0]!r}); rename it", 1)

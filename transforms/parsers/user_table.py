@@ -58,8 +58,8 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.transforms.catalog import glob_regex
-from scorehouse.transforms.parsers import read_head, register_format
-from scorehouse.transforms.parsers.base import Format, Parsed, ParseError
+from scorehouse.transforms.parsers import gzip_damage, is_decodable, read_head, register_format, what_is_wrong
+from scorehouse.transforms.parsers.base import Format, Parsed, ParseError, header_said
 from scorehouse.transforms.parsers.instance_parquet import parquet_schema
 from scorehouse.transforms.parsers.leaderboard_table import is_missing_marker, missing_to_null
 from scorehouse.transforms.parsers.text import json_lines, read_csv_records, read_text
@@ -142,13 +142,21 @@ def blank_separated(text: str) -> str:
 
 
 def header_of(path: Path) -> list[str]:
-    """The column names of ``path`` without reading its rows where the type allows (for checking options early)."""
+    """The column names of ``path`` without reading its rows where the type allows (for checking options early).
+
+    ParseError when the header cannot be read (an empty, binary, UTF-16 or damaged file): the file is at
+    fault, not the options, and its read says what is wrong with it.
+    """
     kind = table_type(path)
     if kind == "parquet":
         return list(parquet_schema(path))
     if kind == "jsonl":
         return list(jsonl_columns(path, read_text(path)))
-    first = read_head(path).decode("utf-8", "replace").lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    head = read_head(path)
+    damage = gzip_damage(path) if b"\n" not in head else None  # a first line cut by a damaged gzip stream
+    if damage is not None or not is_decodable(path, head):
+        raise ParseError(path, damage or what_is_wrong(head) or "not UTF-8 text; is this a binary file?")
+    first = head.decode("utf-8", "replace").lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
     if spaced_header(kind, first):
         return first.split()
     return next(csv.reader([first], delimiter=kind), [])
@@ -161,7 +169,7 @@ def score_columns(path: Path, header: list[str], columns: dict[str, str]) -> lis
     column is absent or the glob matches none.
     """
     def missing(what: str) -> TableOptionsError:
-        return TableOptionsError(path, f"{what} not in {path.name}; columns are: {', '.join(header)}")
+        return TableOptionsError(path, f"{what} not in {path.name}; {header_said(header)}")
 
     for role, column in columns.items():
         if role != "score_columns" and column not in header:
@@ -234,9 +242,9 @@ def read_table(path: Path) -> pl.DataFrame:
         if nested:
             raise ParseError(path, f"column(s) {nested} hold lists or structs; a table's cells must be numbers or text")
         return pl.read_parquet(path, glob=False).with_columns(pl.lit(None, dtype=pl.Int64).alias(LINE))
+    text = read_text(path)  # first: it names what makes a file unreadable, and where
     if "line" in header_of(path):  # the shared CSV reader keeps each record's line under that name
         raise ParseError(path, "a column named 'line' cannot be read from a CSV or TSV table; rename it", 1)
-    text = read_text(path)
     if spaced_header(kind, text.split("\n", 1)[0]):
         text = blank_separated(text)
     return read_csv_records(path, text, kind).rename({"line": LINE})

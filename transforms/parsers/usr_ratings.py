@@ -62,10 +62,10 @@ def responses(path: Path, doc: object) -> list[tuple[int, list[str], dict]]:
             raise ParseError(path, f"context {index} has no list of 'responses'")
         annotators = context.get("annotators")
         if not isinstance(annotators, list) or not annotators or not all(isinstance(a, str) and a.strip() for a in annotators):
-            raise ParseError(path, f"context {index}: 'annotators' is {annotators!r}; it must list the annotators' names")
-        for response in context["responses"]:
+            raise ParseError(path, f"context {index}: 'annotators' is not a list of the annotators' names")
+        for place, response in enumerate(context["responses"]):  # by place: an error never shows a file's content
             if not isinstance(response, dict) or not isinstance(response.get("model"), str):
-                raise ParseError(path, f"context {index}: a response without a 'model' name: {str(response)[:80]!r}")
+                raise ParseError(path, f"context {index}: response {place} has no 'model' name")
             out.append((index, annotators, response))
     return out
 

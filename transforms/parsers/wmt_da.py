@@ -85,7 +85,7 @@ def parse(path: Path, benchmark: str | None) -> Parsed:
     if expected is None:
         raise ParseError(path, f"the WMT release has no {found.group('level')}-level {found.group('release') or ''}ad file")
     if header != expected:
-        raise ParseError(path, f"header {' '.join(header)!r}; a {path.name[:-4]} file has {' '.join(expected)!r}", 1)
+        raise ParseError(path, f"the header is not the one a {path.name[:-4]} file has, {' '.join(expected)!r}", 1)
     benchmark = benchmark or benchmark_from_path(path)
     if benchmark is None:
         raise ParseError(path, "DA files do not name the WMT edition and no folder is named wmtNN; pass --benchmark (e.g. wmt20)")
