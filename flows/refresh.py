@@ -26,7 +26,9 @@ from scorehouse.flows.lineage import lineage_notices, stale_loads
 from scorehouse.flows.rank import BenchmarkOutcome, rank_flow, reconciled_warehouse
 from scorehouse.reports.site.build import build_site
 from scorehouse.transforms.parsers.mapping import FileSettings, MappingError, file_settings
-from scorehouse.warehouse.inbox import MappingFileError, file_mapping, inbox_lock, move_out, new_files, sidecar_of
+from scorehouse.warehouse.inbox import (
+    MappingFileError, file_mapping, inbox_lock, move_out, new_files, sidecar_of, unread_folders,
+)
 from scorehouse.warehouse.queries import latest_snapshot_ids
 from scorehouse.warehouse.storage import Warehouse
 
@@ -39,6 +41,7 @@ class RefreshReport:
     reparsed: list[FileOutcome] = field(default_factory=list)  # loads re-derived from the raw archive
     stale_loads: int = 0  # current loads made by an older parser version, left as they are
     site: str | None = None  # the leaderboard site, when a ranking changed and one was asked for
+    unread_folders: list[str] = field(default_factory=list)  # folders inside the inbox, not read: what to say of each
 
     @property
     def nothing_new(self) -> bool:
@@ -74,7 +77,9 @@ def rankings_changed(ranked: list[BenchmarkOutcome]) -> bool:
 
 def _refresh(inbox_path: Path, home: str | None, reparse: bool, site: str | None = None) -> RefreshReport:
     files = new_files(inbox_path)
-    report = RefreshReport()
+    report = RefreshReport(unread_folders=unread_folders(inbox_path))
+    for said in report.unread_folders:
+        runtime.log_warning(said)
     if not files and not reparse:
         return reconciled(report, home, site)
     warehouse = Warehouse(home)

@@ -276,6 +276,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
     report = runtime.run(refresh_flow, inbox=str(args.inbox), home=args.home, reparse=args.reparse,
                          site=None if args.site is None else str(args.site))
+    for said in report.unread_folders:
+        print(f"skipped: {said}", file=sys.stderr)
     if report.nothing_new:
         print(f"nothing new in {args.inbox}")
         return 0

@@ -75,6 +75,16 @@ def new_files(inbox: Path) -> list[Path]:
     return sorted(p for p in inbox.iterdir() if p.is_file() and not p.name.startswith(".") and not is_mapping_file(p))
 
 
+def unread_folders(inbox: Path) -> list[str]:
+    """What to say of each folder inside ``inbox`` (not hidden, not ``processed/`` or ``rejected/``): its files
+    are not read, and are left where they are.  Reported rather than walked: a refresh moves each file it read
+    out of the inbox, and a tree of folders has no place there (docs/formats.md, "Inbox")."""
+    folders = sorted(p for p in inbox.iterdir() if p.is_dir() and not p.name.startswith(".")
+                     and p.name not in (PROCESSED, REJECTED))
+    return [f"{folder}: a folder inside the inbox; refresh reads only the files directly in the inbox: move its "
+            f"files up, or ingest it with 'scorehouse ingest {folder}'" for folder in folders]
+
+
 def move_out(path: Path, inbox: Path, outcome: str) -> Path:
     """Move ``path`` into ``inbox/processed`` or ``inbox/rejected``; return where it went."""
     folder = inbox / (REJECTED if outcome == "rejected" else PROCESSED)
