@@ -78,7 +78,7 @@ def new_files(inbox: Path) -> list[Path]:
 def unread_folders(inbox: Path) -> list[str]:
     """What to say of each folder inside ``inbox`` (not hidden, not ``processed/`` or ``rejected/``): its files
     are not read, and are left where they are.  Reported rather than walked: a refresh moves each file it read
-    out of the inbox, and a tree of folders has no place there (docs/formats.md, "Inbox")."""
+    out of the inbox, and a tree of folders has no place there (docs/formats.md, "The inbox")."""
     folders = sorted(p for p in inbox.iterdir() if p.is_dir() and not p.name.startswith(".")
                      and p.name not in (PROCESSED, REJECTED))
     return [f"{folder}: a folder inside the inbox; refresh reads only the files directly in the inbox: move its "
