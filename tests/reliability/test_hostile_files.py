@@ -180,6 +180,7 @@ def test_a_folder_of_hostile_files_lands_its_good_files_and_reports_every_other(
     glue = folder / GLUE.name
     glue.write_bytes(GLUE.read_bytes())
     (folder / "battles.jsonl").write_text(battles_text(rng, 60))
+    (folder / "mutated-battles.jsonl").write_bytes(mutated(battles_text(rng, 40).encode(), rng, 6, b"abqz0123456789"))
     (folder / "results.csv").write_text(table_text(rng, 40))  # read only by naming its columns
     long_glue = GLUE.read_text(encoding="utf-8").replace("StructBERT + CLEVER", "z" * 200_000)
     (folder / "long-name-glue.csv").write_text(long_glue)
@@ -197,7 +198,7 @@ def test_a_folder_of_hostile_files_lands_its_good_files_and_reports_every_other(
     assert done.returncode == 1, done.stderr  # hostile files are rejected ...
     expected = {name: in_folder for name, (_, in_folder) in hostile.items()}
     expected |= {GLUE.name: "loaded", "battles.jsonl": "loaded", "sub/battles-too.jsonl": "loaded",
-                 "mutated-glue.csv": "loaded", "results.csv": "skipped", "binary-glue.csv": "rejected",
+                 "mutated-glue.csv": "loaded", "mutated-battles.jsonl": "loaded", "results.csv": "skipped", "binary-glue.csv": "rejected",
                  "long-name-glue.csv": "rejected", "binary.json": "rejected", "binary.jsonl": "rejected",
                  "link-to-secret.csv": "skipped", "sub/up": "skipped"}
     for name, status in expected.items():
@@ -205,9 +206,13 @@ def test_a_folder_of_hostile_files_lands_its_good_files_and_reports_every_other(
     assert re.search(rf"^skipped: {re.escape(str(folder / 'loop-a.csv'))}: a symbolic link loop", done.stderr + done.stdout,
                      re.MULTILINE)
     assert "131,072 characters" in done.stderr  # the field limit is named, not mistaken for a quote
+    # the header and 30 rows, then the Latin-1 row; the first "t1" is on the second row
+    assert f"{folder / 'mixed.csv'}: unrecognised format (byte 0xe9 on line 32 is not UTF-8 text" in done.stderr
+    assert f"{folder / 'nul.csv'}: unrecognised format (a NUL byte on line 3:" in done.stderr
     # ... and the good ones land, every row of them landed or quarantined
     check_every_load(home, temporary, {str(glue): glue_rows(glue), str(folder / "battles.jsonl"): 60,
                                        str(folder / "sub" / "battles-too.jsonl"): 25,
+                                       str(folder / "mutated-battles.jsonl"): battle_rows(folder / "mutated-battles.jsonl"),
                                        str(folder / "mutated-glue.csv"): glue_rows(folder / "mutated-glue.csv")})
 
 

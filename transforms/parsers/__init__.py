@@ -32,18 +32,6 @@ class UnrecognisedFormatError(ParseError):
         super().__init__(file, problem)
 
 
-def is_decodable(path: Path, head: bytes) -> bool:
-    """Whether a file no format claims is plainly not a dump: UTF-8 text (a character cut by the sniffed
-    length aside) with nothing visibly wrong, or bytes without a score extension (an image, an archive)."""
-    if what_is_wrong(head) is not None or b"\x00" in head:  # NUL bytes: binary, as the text reader says
-        return False
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return error.start >= len(head) - 3 and error.reason == "unexpected end of data"
-    return True
-
-
 def register_format(fmt: Format) -> Format:
     if fmt.name in FORMATS:
         raise ValueError(f"format {fmt.name!r} is registered twice")
@@ -83,6 +71,15 @@ def what_is_wrong(head: bytes) -> str | None:
         return "a Parquet file that cannot be read (truncated or corrupt?) or whose first columns are not System, Utterance"
     if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) >= 8 and head[:64].count(0) * 3 >= min(len(head), 64)):
         return "it looks like UTF-16 text; save it as UTF-8"
+    if b"\x00" in head:  # binary, as the text reader says
+        line = head.count(b"\n", 0, head.index(b"\x00")) + 1
+        return f"a NUL byte on line {line}: binary, not text"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if not (error.start >= len(head) - 3 and error.reason == "unexpected end of data"):  # not a character cut
+            line = head.count(b"\n", 0, error.start) + 1
+            return f"byte {head[error.start]:#04x} on line {line} is not UTF-8 text; save the file as UTF-8"
     return None
 
 
@@ -97,7 +94,7 @@ def detect_format(path: Path) -> Format:
         if damage is not None:  # what the file holds cannot be known, in a folder or not
             raise ParseError(path, damage)
         why = what_is_wrong(head)
-        text = is_decodable(path, head)
+        text = why is None  # plainly text (a character cut by the sniffed length aside), nothing visibly wrong
         raise UnrecognisedFormatError(
             path,
             "unrecognised format" + (f" ({why})" if why else "") + "; pass --format with one of: "

@@ -58,7 +58,7 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.transforms.catalog import glob_regex
-from scorehouse.transforms.parsers import gzip_damage, is_decodable, read_head, register_format, what_is_wrong
+from scorehouse.transforms.parsers import gzip_damage, read_head, register_format, what_is_wrong
 from scorehouse.transforms.parsers.base import Format, Parsed, ParseError, header_said
 from scorehouse.transforms.parsers.instance_parquet import parquet_schema
 from scorehouse.transforms.parsers.leaderboard_table import is_missing_marker, missing_to_null
@@ -154,8 +154,9 @@ def header_of(path: Path) -> list[str]:
         return list(jsonl_columns(path, read_text(path)))
     head = read_head(path)
     damage = gzip_damage(path) if b"\n" not in head else None  # a first line cut by a damaged gzip stream
-    if damage is not None or not is_decodable(path, head):
-        raise ParseError(path, damage or what_is_wrong(head) or "not UTF-8 text; is this a binary file?")
+    wrong = damage or what_is_wrong(head)
+    if wrong is not None:
+        raise ParseError(path, wrong)
     first = head.decode("utf-8", "replace").lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
     if spaced_header(kind, first):
         return first.split()
