@@ -299,7 +299,7 @@ def test_a_folder_inside_an_inbox_is_reported_and_left_where_it_is(tmp_path: Pat
     (inbox / "later").mkdir(parents=True)
     (inbox / "processed").mkdir()
     (inbox / ".cache").mkdir()
-    (inbox / GLUE.name).write_text("".join(GLUE.read_text(encoding="utf-8").splitlines(keepends=True)[:6]))
+    (inbox / "notes.txt").write_text("a note beside the dumps\n")  # a file of the inbox itself: read, and moved out
     waiting = inbox / "later" / SUPERGLUE.name
     waiting.write_bytes(SUPERGLUE.read_bytes())
     for run in range(2):  # reported by every refresh while it is there, new files or not
@@ -309,4 +309,4 @@ def test_a_folder_inside_an_inbox_is_reported_and_left_where_it_is(tmp_path: Pat
         assert f"skipped: {inbox / 'later'}: a folder inside the inbox" in done.stderr
         assert "processed:" not in done.stderr and ".cache" not in done.stderr
         assert waiting.read_bytes() == SUPERGLUE.read_bytes()
-    assert (inbox / "processed" / GLUE.name).is_file()
+    assert (inbox / "processed" / "notes.txt").is_file()
