@@ -8,8 +8,8 @@ and the same method asked for by name are one series of snapshots:
 
 - task level, complete leaderboard: ``mean``, ``borda``, ``kemeny`` (exact, within
   a budget of :data:`DEFAULT_KEMENY_SECONDS`), ``copeland``, ``minimax``;
-- task level with missing scores: ``mean`` and ``borda`` (complete systems only),
-  ``mean_available`` (the mean over the voters a system has), ``borda_partial`` and
+- task level with missing scores: ``mean`` (complete systems only), ``mean_adjusted`` (the mean over
+  every voter, missing scores filled in by an additive voter + system model), ``borda_partial`` and
   ``bradley_terry`` over the systems scored on at least :data:`DEFAULT_MIN_COVERAGE` of
   the voters the best-covered system has (:class:`CoverageRule`; ``--min-coverage F`` asks
   for ``F`` of the selected voters instead; the others are listed in the notes, not ranked).  ``borda``, ``kemeny``, ``copeland`` and ``minimax`` are not
@@ -55,7 +55,7 @@ from scorehouse.warehouse.schema import BATTLE_LEVEL
 
 TASK_DEFAULTS = ("mean", "borda", "kemeny", "copeland", "minimax")
 # On a leaderboard with missing scores: the methods that handle them, over the systems with enough coverage.
-SPARSE_TASK_DEFAULTS = ("mean", "mean_available", "borda_partial", "bradley_terry")
+SPARSE_TASK_DEFAULTS = ("mean", "mean_adjusted", "borda_partial", "bradley_terry")
 # The share of the voters a system must be scored on to be ranked by default on a leaderboard with missing
 # scores: at least half of what the best-covered system has, so that a system is compared on most of what the
 # others are, and a leaderboard where nobody has every score (MTEB) still ranks someone.
