@@ -224,6 +224,19 @@ def co_scored(scores: np.ndarray) -> np.ndarray:
     return np.asarray((seen.T @ seen).toarray(), dtype=np.int64)
 
 
+def counted_coverage_partial(voters: Voters) -> Partial:
+    """One partition's coverage as ``--min-coverage`` counts it: its voters of weight > 0 (``n_voters``) and, per
+    system, how many of them score it (key ``"scored"``), as combinable sums."""
+    counted = voters.weights > 0
+    return Partial(
+        systems=tuple(voters.systems),
+        n_voters=int(counted.sum()),
+        n_counted=int(counted.sum()),
+        weight=float(np.sum(voters.weights)),
+        totals={"scored": (~np.isnan(voters.scores[counted])).sum(0).astype(np.int64)},
+    )
+
+
 def coverage_partial(voters: Voters) -> Partial:
     """One partition's :func:`co_scored` counts as combinable sums (key ``"co_scored"``)."""
     return Partial(

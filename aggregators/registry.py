@@ -41,6 +41,7 @@ METHOD_MODULES = (
     "dowdall",
     "elo",
     "kemeny",
+    "mean_adjusted",
     "means",
     "median",
     "minimax",

@@ -6,7 +6,10 @@ source, newer, holding nothing (format :data:`RETRACTION`).  The forgotten load'
 views (``scores``, ``battles``, ``systems``, the coverage ranking reads) and stay in ``scores_history``
 and the raw archive; snapshots ranked from it are never modified.  Ingesting the same file again makes
 it current again (a revert, :mod:`flows.ingest_plan`).  The catalog is rebuilt at once; re-ranking the
-benchmarks that changed is the command's next step (:func:`scorehouse.commands.cmd_forget`).
+benchmarks that changed is the command's next step (:func:`scorehouse.commands.cmd_forget`): the rank flow
+ranks the defaults and then every latest series the retraction made stale, as recorded (the reconciliation,
+:func:`flows.rank.reconcile_rankings`).  A benchmark left with no current load is not ranked, and the
+catalog's ``latest_snapshots`` leaves it out, so its old rankings are not shown as current.
 """
 
 from __future__ import annotations

@@ -46,13 +46,13 @@ from scorehouse.aggregators import (
 )
 from scorehouse.flows.catalog_state import ensure_current_catalog, has_committed
 from scorehouse.flows.reconcile import stale_runs
-from scorehouse.aggregators.pairwise import co_scored, coverage_partial
+from scorehouse.aggregators.pairwise import co_scored, counted_coverage_partial, coverage_partial
 from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.progress import progress as progress_of
 from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.transforms.rank_plan import (
-    MethodRun, NotApplicable, VoterSelection, command_min_coverage, default_note, default_runs, elo_without_timestamps,
-    ranked_ballots, run_method, with_min_coverage,
+    MethodRun, NotApplicable, VoterSelection, command_min_coverage, covered_systems, default_note, default_runs,
+    elo_without_timestamps, ranked_ballots, run_method, with_min_coverage,
 )
 from scorehouse.warehouse.partitions import (
     Partition, benchmark_shape, coverage_levels, current_fingerprints, read_metrics, read_partition_arrow,
@@ -72,6 +72,7 @@ from scorehouse.warehouse.storage import Warehouse
 
 
 COVERAGE = "coverage"  # the key of the coverage among a partition's partial sums
+COUNTED = "counted coverage"  # the key of the coverage --min-coverage counts (voters of weight > 0)
 
 
 @dataclass
@@ -120,8 +121,9 @@ def partition_methods(runs: list[MethodRun]) -> tuple[str, ...] | None:
     return tuple(sorted({r.method for r in runs}))
 
 
-def finish(partials: dict[str, Partial], method_run: MethodRun) -> RankingResult | AggregationError:
-    """The ranking of one partition-wise method run from the combined partial sums of its method."""
+def finish(partials: dict[str, Partial], method_run: MethodRun, notes: tuple[str, ...] = ()) -> RankingResult | AggregationError:
+    """The ranking of one partition-wise method run from the combined partial sums of its method, with the notes
+    of its default choice and ``notes`` (its coverage) first."""
     partial = partials[method_run.method]
     if partial.n_counted == 0:
         return NotApplicable(
@@ -129,9 +131,10 @@ def finish(partials: dict[str, Partial], method_run: MethodRun) -> RankingResult
             "borda_partial and the majority-relation rules handle it"
         )
     try:
-        return finish_partitioned(method_run.method, partial, method_run.params, method_run.two_step)
+        result = finish_partitioned(method_run.method, partial, method_run.params, method_run.two_step)
     except AggregationError as error:
         return error
+    return noted(result, default_note(method_run) + notes)
 
 
 @runtime.step
@@ -143,8 +146,8 @@ def partition_partial(
     :data:`COVERAGE` (a read only: safe to retry or repeat)."""
     from scorehouse.transforms.dense import dense_partition  # pyarrow.compute: loaded by instance-level ranks only
 
-    dense = dense_partition(read_partition_arrow(warehouse, partition), metrics, systems)
-    return partition_partials(dense, methods) | {COVERAGE: coverage_partial(dense)}
+    dense = dense_partition(read_partition_arrow(warehouse, partition, systems), metrics, systems)
+    return partition_partials(dense, methods) | {COVERAGE: coverage_partial(dense), COUNTED: counted_coverage_partial(dense)}
 
 
 def combined_partials(
@@ -162,7 +165,7 @@ def combined_partials(
             for args in arguments:
                 per_partition.append(runtime.call(partition_partial, *args))
                 done(f"{len(args[1].tasks)} task(s), {args[1].rows} rows")
-    return {m: combine([p[m] for p in per_partition], systems) for m in (*methods, COVERAGE)}
+    return {m: combine([p[m] for p in per_partition], systems) for m in (*methods, COVERAGE, COUNTED)}
 
 
 @runtime.step(io=True)
@@ -208,28 +211,63 @@ def store_results(
     return outcome
 
 
+def planned_runs(
+    runs: list[MethodRun] | None, level: str, has_missing: bool, min_coverage: float | None, voters: VoterSelection,
+    as_recorded: bool,
+) -> list[MethodRun]:
+    """The runs of one rank of scores: ``runs`` as recorded (``as_recorded``), or asked for by name with the
+    command's coverage rule, or the defaults for the data's shape; each with ``voters`` recorded."""
+    coverage = command_min_coverage(level, has_missing, min_coverage)  # by name as by default: one snapshot series
+    chosen = (runs if as_recorded else with_min_coverage(runs, coverage)) if runs else default_runs(
+        level, has_missing, min_coverage)
+    return [voters.recorded_in(r) for r in chosen]
+
+
 def rank_partitioned(
     warehouse: Warehouse, benchmark: str, level: str, runs: list[MethodRun] | None, version: str, parallel: bool,
-    progress: bool = False,
+    progress: bool = False, min_coverage: float | None = None, voters: VoterSelection = VoterSelection(),
+    as_recorded: bool = False,
 ) -> BenchmarkOutcome | None:
-    """Rank ``benchmark`` partition by partition; None when a requested run has no partition-wise form."""
-    metrics = read_metrics(warehouse, benchmark)
-    shape = benchmark_shape(warehouse, benchmark, level, metrics)
+    """Rank ``benchmark`` partition by partition, reading the tasks ``voters`` selects only; None when a requested
+    run has no partition-wise form.  A run whose coverage rule leaves systems out is finished from a second pass
+    over the systems it keeps (only then: the rule is resolved on the first pass's coverage)."""
+    metrics = voters.restrict(read_metrics(warehouse, benchmark))
+    tasks = voters.tasks_of(metrics)
+    shape = benchmark_shape(warehouse, benchmark, level, metrics, tasks=tasks)
     outcome = BenchmarkOutcome(benchmark, level)
     if not shape.systems:
+        outcome.error = voters.nothing_selected() if voters else None
         return outcome
-    chosen = runs or default_runs(level, shape.may_miss)
+    chosen = planned_runs(runs, level, shape.may_miss, min_coverage, voters, as_recorded)
     methods = partition_methods(chosen)
     if methods is None:
         return None
     partials = combined_partials(warehouse, shape.partitions, shape.systems, metrics, methods, parallel, progress)
     if runs is None and any(p.n_counted < p.n_voters for p in partials.values()):
         # The coverage looked complete but some voter lacks a score: add the default missing-score method.
-        chosen = default_runs(level, True)
+        chosen = planned_runs(None, level, True, min_coverage, voters, as_recorded)
         extra = tuple(sorted(set(partition_methods(chosen) or ()) - set(partials)))
         if extra:
             partials |= combined_partials(warehouse, shape.partitions, shape.systems, metrics, extra, parallel, progress)
-    results = [(r, finish(partials, r)) for r in chosen]
+    outcome.defaults = None if runs else chosen[0].defaults
+    results = []
+    for rule in dict.fromkeys(r.min_coverage for r in chosen):  # the distinct coverage rules, a few at most
+        ruled = [r for r in chosen if r.min_coverage == rule]
+        kept, notes = partials, ()
+        if rule is not None:
+            counted = partials[COUNTED]
+            try:
+                low, notes = covered_systems(pl.Series(shape.systems), pl.Series(counted.total("scored")),
+                                             counted.n_voters, rule)
+            except NotApplicable as nothing:
+                results += [(r, nothing) for r in ruled]
+                continue
+            if low.len():
+                systems = tuple(s for s in shape.systems if s not in set(low.to_list()))
+                covered = benchmark_shape(warehouse, benchmark, level, metrics, systems=systems, tasks=tasks)
+                kept = combined_partials(warehouse, list(covered.partitions), systems, metrics,
+                                         tuple(sorted({r.method for r in ruled})), parallel, progress)
+        results += [(r, finish(kept, r, notes)) for r in ruled]
     fingerprint = current_fingerprints(warehouse, [benchmark])[(benchmark, level)]
     coverage = coverage_frame(shape.systems, partials[COVERAGE].total("co_scored"))
     return store_results(warehouse, outcome, results, fingerprint, shape.load_ids, version, coverage)
@@ -241,11 +279,13 @@ def rank_benchmark(
     voters: VoterSelection | None = None, as_recorded: bool = False,
 ) -> BenchmarkOutcome:
     """Rank ``benchmark`` at a score level: the ``runs`` (None: the defaults for the data's shape), the systems
-    below ``min_coverage`` listed, not ranked (task level), the voters ``voters`` selects only.
+    below ``min_coverage`` listed, not ranked, the voters ``voters`` selects only (at instance level, partition
+    by partition when every run has a partition form).
     ``as_recorded``: the runs are those of earlier snapshots, ranked again exactly (no default coverage added)."""
     voters = voters or VoterSelection()
-    if level == "instance" and not voters:
-        outcome = rank_partitioned(warehouse, benchmark, level, runs, version, parallel, progress)
+    if level == "instance":
+        outcome = rank_partitioned(warehouse, benchmark, level, runs, version, parallel, progress, min_coverage,
+                                   voters, as_recorded)
         if outcome is not None:
             return outcome
     scores, metrics = runtime.call(read_benchmark, warehouse, benchmark, level)
@@ -258,10 +298,7 @@ def rank_benchmark(
         ballots.height < ballots.get_column("voter").n_unique() * ballots.get_column("system").n_unique()
     )
     fingerprint = current_fingerprints(warehouse, [benchmark])[(benchmark, level)]
-    coverage = command_min_coverage(level, has_missing, min_coverage)  # by name as by default: one snapshot series
-    chosen = (runs if as_recorded else with_min_coverage(runs, coverage)) if runs else default_runs(
-        level, has_missing, min_coverage)
-    chosen = [voters.recorded_in(r) for r in chosen]
+    chosen = planned_runs(runs, level, has_missing, min_coverage, voters, as_recorded)
     outcome.defaults = None if runs else chosen[0].defaults
     results = [(r, runtime.call(rank_ballots, ballots, level, r)) for r in chosen]
     load_ids = tuple(sorted(scores.get_column("load_id").unique().to_list()))
@@ -445,9 +482,21 @@ def reconcile_rankings(
     outcomes = []
     for (benchmark, level), runs in stale_runs(warehouse, benchmarks).items():
         # the stale series as they were asked, and the defaults, as the rank after the change would have run
-        outcomes.append(rank_benchmark(warehouse, benchmark, level, runs, version, parallel, progress, as_recorded=True))
+        outcomes += rank_as_recorded(warehouse, benchmark, level, runs, version, parallel, progress)
         outcomes.append(rank_benchmark(warehouse, benchmark, level, None, version, parallel, progress))
     return outcomes
+
+
+def rank_as_recorded(
+    warehouse: Warehouse, benchmark: str, level: str, runs: list[MethodRun], version: str, parallel: bool = False,
+    progress: bool = False,
+) -> list[BenchmarkOutcome]:
+    """Rank ``runs`` (recorded by snapshots) again exactly: each on the voters its snapshot selected."""
+    selections: dict[VoterSelection, list[MethodRun]] = {}
+    for method_run in runs:  # a loop over a benchmark's series (a few)
+        selections.setdefault(VoterSelection.of(method_run), []).append(method_run)
+    return [rank_benchmark(warehouse, benchmark, level, selected, version, parallel, progress, voters=voters,
+                           as_recorded=True) for voters, selected in selections.items()]
 
 
 def reconciled_warehouse(home: str | None) -> list[BenchmarkOutcome]:

@@ -157,8 +157,9 @@ def add_rank_selection(rank: argparse.ArgumentParser) -> None:
     group.add_argument("--only-metric", action="append", metavar="GLOB",
                        help="rank the voters of the metrics matching GLOB only (repeatable: any of them)")
     group.add_argument("--min-coverage", type=share, metavar="F",
-                       help="task level: rank only the systems scored on at least F of the voters; the others are "
-                            "listed, not ranked (default: 0.5 on leaderboards with missing scores, none on complete ones)")
+                       help="rank only the systems scored on at least F of the (selected) voters; the others are "
+                            "listed, not ranked (default: at task level with missing scores, half the voters the "
+                            "best-covered system has; otherwise none)")
 
 
 def add_forget(sub: argparse._SubParsersAction) -> None:

@@ -129,7 +129,7 @@ def print_rankings(outcomes, verbose: bool = False, brief: bool = False) -> int:
         if not brief:
             print_notes(outcome.methods)
         for m in outcome.methods:
-            if m.skipped and verbose:
+            if m.skipped and (verbose or not done):  # nothing ranked: say why without -v
                 print(f"  {m.run.label}: skipped: {m.skipped}")
             if m.error:
                 failures += 1

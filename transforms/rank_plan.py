@@ -8,11 +8,11 @@ and the same method asked for by name are one series of snapshots:
 
 - task level, complete leaderboard: ``mean``, ``borda``, ``kemeny`` (exact, within
   a budget of :data:`DEFAULT_KEMENY_SECONDS`), ``copeland``, ``minimax``;
-- task level with missing scores: ``mean`` and ``borda`` (complete systems only),
-  ``mean_available`` (the mean over the voters a system has), ``borda_partial`` and
+- task level with missing scores: ``mean`` (complete systems only), ``mean_adjusted`` (the mean over
+  every voter, missing scores filled in by an additive voter + system model), ``borda_partial`` and
   ``bradley_terry`` over the systems scored on at least :data:`DEFAULT_MIN_COVERAGE` of
-  the voters the best-covered system has (``--min-coverage``; the others are listed in
-  the notes, not ranked).  ``borda``, ``kemeny``, ``copeland`` and ``minimax`` are not
+  the voters the best-covered system has (:class:`CoverageRule`; ``--min-coverage F`` asks
+  for ``F`` of the selected voters instead; the others are listed in the notes, not ranked).  ``borda``, ``kemeny``, ``copeland`` and ``minimax`` are not
   defaults there: the first needs complete systems, and on sparse data the majority
   relation of the others ranked systems scored on few voters above better, well-covered
   ones (issue 26); asked for by name they run as before;
@@ -42,6 +42,7 @@ ranking found with its lower bound and gap in the notes (0.004 % there);
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -54,10 +55,41 @@ from scorehouse.warehouse.schema import BATTLE_LEVEL
 
 TASK_DEFAULTS = ("mean", "borda", "kemeny", "copeland", "minimax")
 # On a leaderboard with missing scores: the methods that handle them, over the systems with enough coverage.
-SPARSE_TASK_DEFAULTS = ("mean", "mean_available", "borda_partial", "bradley_terry")
+SPARSE_TASK_DEFAULTS = ("mean", "mean_adjusted", "borda_partial", "bradley_terry")
 # The share of the voters a system must be scored on to be ranked by default on a leaderboard with missing
-# scores: at least half, so that a system is compared on most of what the others are.
+# scores: at least half of what the best-covered system has, so that a system is compared on most of what the
+# others are, and a leaderboard where nobody has every score (MTEB) still ranks someone.
 DEFAULT_MIN_COVERAGE = 0.5
+OF_VOTERS = "voters"  # --min-coverage F: F of the selected voters
+OF_BEST_COVERED = "best-covered"  # the default: F of the voters the best-covered system is scored on
+
+
+@dataclass(frozen=True)
+class CoverageRule:
+    """Who is ranked: the systems scored on at least ``share`` of the voters (``of`` :data:`OF_VOTERS`) or of the
+    voters the best-covered system has (:data:`OF_BEST_COVERED`).  Recorded in the snapshot's parameters as
+    ``min_coverage`` and ``min_coverage_of``; the threshold it resolves to on the data is in the notes."""
+
+    share: float
+    of: str = OF_VOTERS
+
+    def threshold(self, n_voters: int, best: int) -> int:
+        """The fewest voters a system must be scored on, given ``n_voters`` (weight > 0) and the ``best``
+        coverage of a system: ``ceil(share x base)``, the one rule of the given and the default coverage."""
+        base = n_voters if self.of == OF_VOTERS else best
+        return math.ceil(self.share * base - 1e-9)  # 0.3 x 10 is 3.0000000000000004 in floating point
+
+    def describe(self, n_voters: int, best: int) -> str:
+        base = (f"the {n_voters} voters" if self.of == OF_VOTERS else f"the {best} voters the best-covered system "
+                f"has" + (f" (of {n_voters})" if best != n_voters else ""))
+        return f"--min-coverage {self.share:g} of {base}: at least {self.threshold(n_voters, best)}"
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return {"min_coverage": self.share, "min_coverage_of": self.of}
+
+
+DEFAULT_COVERAGE = CoverageRule(DEFAULT_MIN_COVERAGE, OF_BEST_COVERED)  # on task-level leaderboards with missing scores
 DEFAULT_KEMENY_SECONDS = 5.0
 DEFAULT_PARAMS: dict[str, dict[str, Any]] = {"kemeny": {"time_limit": DEFAULT_KEMENY_SECONDS}}
 INSTANCE_DEFAULTS: tuple[tuple[str, bool], ...] = (
@@ -80,6 +112,10 @@ class NotApplicable(AggregationError):
     """
 
 
+class NoSystemCovered(NotApplicable):
+    """``--min-coverage`` leaves no system to rank: the run is skipped, saying the threshold and the best coverage."""
+
+
 @dataclass(frozen=True)
 class MethodRun:
     """One method to run: its registry name, parameters and two-step setting."""
@@ -87,7 +123,7 @@ class MethodRun:
     method: str
     params: dict[str, Any] = field(default_factory=dict)
     two_step: bool = False
-    min_coverage: float | None = None  # rank only systems scored on at least this share of the voters (task level)
+    min_coverage: CoverageRule | None = None  # rank only the systems with this coverage (None: every system)
     defaults: str | None = None  # the shape of data this run is a default for (None: asked for by name)
     only: tuple[tuple[str, tuple[str, ...]], ...] = ()  # the voters selected: ("only_task", globs), ("only_metric", ...)
 
@@ -104,24 +140,32 @@ class MethodRun:
         """The run a snapshot's recorded ``parameters`` (:attr:`parameters`) describe."""
         params = dict(parameters)
         two_step = bool(params.pop("two_step", False))
-        min_coverage = params.pop("min_coverage", None)
+        share = params.pop("min_coverage", None)
+        # a snapshot recorded before the rule was written measured the share against the best-covered system
+        of = params.pop("min_coverage_of", OF_BEST_COVERED)
+        coverage = CoverageRule(share, of) if share is not None else None
         only = tuple((key, tuple(params.pop(key))) for key in ("only_task", "only_metric") if key in params)
-        return cls(method, params, two_step, min_coverage=min_coverage, only=only)
+        return cls(method, params, two_step, min_coverage=coverage, only=only)
 
     @property
     def label(self) -> str:
-        """``kemeny``, ``borda (two-level)``, ``elo [k=16]``: the parameters only where they differ from the defaults."""
+        """``kemeny``, ``borda (two-level)``, ``elo [k=16]``, ``mean [min_coverage=0.8, only_task=["m*"]]``: the
+        parameters, the coverage rule and the voter selection only where they differ from the defaults."""
         defaults = command_defaults(self.method)
-        changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(self.params.items()) if defaults.get(k, v) != v
-                            or k not in defaults)
+        changed = [f"{k}={json.dumps(v)}" for k, v in sorted(self.params.items()) if defaults.get(k, v) != v
+                   or k not in defaults]
+        if self.min_coverage not in (None, DEFAULT_COVERAGE):
+            rule = self.min_coverage
+            changed.append(f"min_coverage={rule.share:g}" + ("" if rule.of == OF_VOTERS else f" of {rule.of}"))
+        changed += [f"{key}={json.dumps(list(globs))}" for key, globs in self.only]
         label = f"{self.method} (two-level)" if self.two_step else self.method
-        return f"{label} [{changed}]" if changed else label
+        return f"{label} [{', '.join(changed)}]" if changed else label
 
     @property
     def parameters(self) -> dict[str, Any]:
         """What the snapshot records as parameters: the ones given (the rank command's defaults included), and the
         settings of the run that are set.  Not the method's other defaults: on battles some differ (Elo's order)."""
-        settings = {"two_step": self.two_step or None, "min_coverage": self.min_coverage,
+        settings = {"two_step": self.two_step or None, **(self.min_coverage.parameters if self.min_coverage else {}),
                     **{key: list(globs) for key, globs in self.only}}
         return {**self.params, **{key: value for key, value in settings.items() if value is not None}}
 
@@ -136,15 +180,16 @@ def command_defaults(method: str) -> dict[str, Any]:
 ELO_PERMUTATIONS = 20
 
 
-def command_min_coverage(level: str, has_missing: bool, min_coverage: float | None) -> float | None:
-    """The coverage a run of the rank command needs: ``--min-coverage``, else :data:`DEFAULT_MIN_COVERAGE` on a
-    task-level leaderboard with missing scores (None: every system), for runs by default and by name alike."""
+def command_min_coverage(level: str, has_missing: bool, min_coverage: float | None) -> CoverageRule | None:
+    """The coverage a run of the rank command needs: ``--min-coverage F`` (F of the selected voters, at any score
+    level), else :data:`DEFAULT_MIN_COVERAGE` of the best-covered system's voters on a task-level leaderboard with
+    missing scores (None: every system), for runs by default and by name alike."""
     if min_coverage is not None:
-        return min_coverage
-    return DEFAULT_MIN_COVERAGE if level == "task" and has_missing else None
+        return CoverageRule(check_min_coverage(min_coverage), OF_VOTERS)
+    return DEFAULT_COVERAGE if level == "task" and has_missing else None
 
 
-def with_min_coverage(runs: list[MethodRun], min_coverage: float | None) -> list[MethodRun]:
+def with_min_coverage(runs: list[MethodRun], min_coverage: CoverageRule | None) -> list[MethodRun]:
     """The runs asked for by name, each ranking the systems with at least ``min_coverage`` (None: all)."""
     return [replace(r, min_coverage=min_coverage) for r in runs] if min_coverage is not None else runs
 
@@ -170,13 +215,34 @@ class VoterSelection:
     def __bool__(self) -> bool:
         return bool(self.tasks or self.metrics)
 
+    def matches(self) -> pl.Expr:
+        """Whether a row's task and metric match (true for every row of an empty selection)."""
+        return pl.all_horizontal(
+            pl.lit(True), *(pl.any_horizontal(pl.col(column).str.contains(glob_regex(g)) for g in globs)
+                            for column, globs in (("task", self.tasks), ("metric", self.metrics)) if globs))
+
     def select(self, scores: pl.DataFrame) -> pl.DataFrame:
         """The rows of ``scores`` whose task and metric match."""
-        kept = scores
-        for column, globs in (("task", self.tasks), ("metric", self.metrics)):
-            if globs:
-                kept = kept.filter(pl.any_horizontal(pl.col(column).str.contains(glob_regex(g)) for g in globs))
-        return kept
+        return scores.filter(self.matches()) if self else scores
+
+    def restrict(self, metrics: pl.DataFrame) -> pl.DataFrame:
+        """The metric catalog ``metrics`` with the metrics left out of the selection not ranked: what the
+        partition-wise rank makes its partitions dense with."""
+        return metrics.with_columns(is_ranked=pl.col("is_ranked") & self.matches()) if self else metrics
+
+    def tasks_of(self, metrics: pl.DataFrame) -> tuple[str, ...] | None:
+        """The tasks of the catalog ``metrics`` with a selected, ranked metric (None: every task, no selection):
+        the partition-wise rank plans and reads these only."""
+        if not self:
+            return None
+        selected = metrics.filter(self.matches() & pl.col("is_ranked"))
+        return tuple(sorted(selected.get_column("task").unique().to_list()))
+
+    @classmethod
+    def of(cls, method_run: MethodRun) -> VoterSelection:
+        """The selection ``method_run`` records (:meth:`recorded_in`)."""
+        only = dict(method_run.only)
+        return cls(tuple(only.get("only_task", ())), tuple(only.get("only_metric", ())))
 
     def recorded_in(self, method_run: MethodRun) -> MethodRun:
         """``method_run`` with the selection in its parameters (so in its snapshot)."""
@@ -206,23 +272,23 @@ def default_runs(
 ) -> list[MethodRun]:
     """The default methods for a benchmark of this level and shape (see the module docstring).
 
-    ``min_coverage`` (default :data:`DEFAULT_MIN_COVERAGE` on a task-level leaderboard with missing scores)
-    applies to the task-level runs; ``timestamps`` says whether battles have time stamps.
+    ``min_coverage`` (``--min-coverage``; by default :func:`command_min_coverage`) applies to the runs on
+    scores; ``timestamps`` says whether battles have time stamps.
     """
     if level == BATTLE_LEVEL:
         shape = "battles with time stamps" if timestamps else "battles without time stamps"
         return [MethodRun(m, defaults=shape) for m in (TIMED_BATTLE_DEFAULTS if timestamps else BATTLE_DEFAULTS)]
     shape = "missing scores" if has_missing else "complete"
+    coverage = command_min_coverage(level, has_missing, min_coverage)
     if level == "task" and has_missing:
-        coverage = command_min_coverage(level, has_missing, min_coverage)
         runs = [MethodRun(m, min_coverage=coverage, defaults=shape) for m in SPARSE_TASK_DEFAULTS]
     elif level == "task":
-        runs = [MethodRun(m, dict(DEFAULT_PARAMS.get(m, {})), min_coverage=min_coverage, defaults=shape)
+        runs = [MethodRun(m, dict(DEFAULT_PARAMS.get(m, {})), min_coverage=coverage, defaults=shape)
                 for m in TASK_DEFAULTS]
     else:
-        runs = [MethodRun(m, two_step=two, defaults=shape) for m, two in INSTANCE_DEFAULTS]
+        runs = [MethodRun(m, two_step=two, min_coverage=coverage, defaults=shape) for m, two in INSTANCE_DEFAULTS]
         if has_missing:
-            runs.append(MethodRun("borda_partial", defaults=shape))
+            runs.append(MethodRun("borda_partial", min_coverage=coverage, defaults=shape))
     return [r for r in runs if r.method in REGISTRY]
 
 
@@ -267,38 +333,45 @@ def complete_ballots(ballots: pl.DataFrame, level: str) -> tuple[pl.DataFrame, t
     return kept, (note,)
 
 
-def covered_ballots(ballots: pl.DataFrame, min_coverage: float) -> tuple[pl.DataFrame, tuple[str, ...]]:
-    """The task-level ``ballots`` of the systems scored on at least ``min_coverage`` of the voters that the
-    best-covered system is scored on (all voters on a leaderboard where some system has every score), and a note
-    listing the others with their coverage (they are listed, not ranked).
+def covered_systems(
+    systems: pl.Series, scored: pl.Series, n_voters: int, rule: CoverageRule,
+) -> tuple[pl.Series, tuple[str, ...]]:
+    """The ``systems`` below ``rule`` (each scored on ``scored`` of the ``n_voters`` voters of weight > 0), and the
+    note that records the resolved threshold and lists them with their coverage (they are listed, not ranked).
+    The one place the rule is applied: the whole-table and the partition-wise ranks call it."""
+    best = int(scored.max()) if scored.len() else 0
+    needed = rule.threshold(n_voters, best)
+    counts = pl.DataFrame({"system": systems, "scored": scored})
+    low = counts.filter(pl.col("scored") < needed).sort("scored", "system", descending=[True, False])
+    said = rule.describe(n_voters, best)
+    if low.height and low.height == counts.height:
+        raise NoSystemCovered(f"{said}, and no system is (the best-covered one is scored on {best}): nothing to "
+                              f"rank; give a lower --min-coverage, or select more voters with --only-task")
+    if low.height == 0:
+        return low.get_column("system"), (f"{said}: every system has it",)
+    listed = ", ".join(f"{s} ({k}/{n_voters})" for s, k in low.iter_rows())
+    return low.get_column("system"), (f"{said}; not ranked: {low.height} system(s) scored on fewer: {listed}",)
 
-    Measured against the best-covered system rather than all voters so that a leaderboard where nobody is
-    scored on everything (MTEB's thousands of tasks) is ranked at all.  A voter counts when it has weight > 0.
+
+def covered_ballots(ballots: pl.DataFrame, rule: CoverageRule) -> tuple[pl.DataFrame, tuple[str, ...]]:
+    """The ``ballots`` of the systems ``rule`` ranks (:func:`covered_systems`) and its note.
+
+    A voter counts when it has weight > 0; a system is scored on a voter when its score there is not null.
     """
     counted = ballots.filter(pl.col("weight") > 0) if "weight" in ballots.columns else ballots
     voters = counted.get_column("voter").unique()
     coverage = ballots.group_by("system").agg(
         scored=pl.col("voter").filter(pl.col("score").is_not_null() & pl.col("voter").is_in(voters.implode())).n_unique()
     )
-    best = coverage.get_column("scored").max() if coverage.height else 0
-    if not best:
-        return ballots, ()
-    low = coverage.filter(pl.col("scored") < min_coverage * best - 1e-9).sort("scored", "system",
-                                                                              descending=[True, False])
-    if low.height == 0:
-        return ballots, ()
-    of = f"{best} voters" + ("" if best == voters.len() else f" (of {voters.len()}) that the best-covered system has")
-    listed = ", ".join(f"{s} ({k}/{best})" for s, k in low.select("system", "scored").iter_rows())
-    note = (f"not ranked: {low.height} system(s) scored on fewer than {min_coverage:g} of the {of} "
-            f"(--min-coverage): {listed}")
-    return ballots.filter(~pl.col("system").is_in(low.get_column("system").implode())), (note,)
+    low, notes = covered_systems(coverage.get_column("system"), coverage.get_column("scored"), voters.len(), rule)
+    return (ballots.filter(~pl.col("system").is_in(low.implode())) if low.len() else ballots), notes
 
 
 def ranked_ballots(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> tuple[pl.DataFrame, tuple[str, ...]]:
-    """The ballots one method run ranks, and notes of what was left out: the systems with enough coverage (task
-    level), then the complete part for a method that needs it."""
+    """The ballots one method run ranks, and notes of what was left out: the systems with enough coverage, then
+    the complete part for a method that needs it."""
     notes: tuple[str, ...] = ()
-    if method_run.min_coverage is not None and level == "task":
+    if method_run.min_coverage is not None:
         ballots, covered = covered_ballots(ballots, method_run.min_coverage)
         notes += covered
     info = REGISTRY.get(method_run.method)

@@ -37,7 +37,8 @@ Views:
     one row per load with ``is_current``.
 ``snapshots``, ``latest_snapshots``, ``rankings``, ``latest_rankings``
     snapshot manifests; the newest snapshot per (benchmark, level, method,
-    parameters); every snapshot's ranking in long form (filter on
+    parameters) of the benchmarks a current load holds rows of (none for a
+    benchmark whose loads were all forgotten); every snapshot's ranking in long form (filter on
     ``snapshot_id`` to time-travel), with ``n_voters``, the voters that
     scored each system; the rankings of the latest snapshots.
 ``snapshot_coverage``
@@ -249,7 +250,11 @@ def view_statements(warehouse: Warehouse, damaged: frozenset[str] = frozenset())
             WHERE a.is_ranked AND a.oriented IS NOT NULL AND b.oriented IS NOT NULL
             GROUP BY ALL""",
         f"CREATE VIEW snapshots AS {relation('*.parquet', home / 'snapshot_manifests', SNAPSHOT_MANIFEST)}",
-        f"CREATE VIEW latest_snapshots AS {SNAPSHOT.latest('SELECT * FROM snapshots')}",
+        # A benchmark no current load holds anything of (every load forgotten) has no latest ranking: its old
+        # snapshots stay in snapshots and rankings, and are not shown as current.
+        f"""CREATE VIEW latest_snapshots AS {SNAPSHOT.latest('SELECT * FROM snapshots')}
+            AND benchmark IN (SELECT unnest(string_split(benchmark, ',')) FROM loads
+                              WHERE is_current AND rows_landed > 0)""",
         f"CREATE VIEW snapshot_coverage AS {_snapshot_files(warehouse, 'coverage.parquet', SNAPSHOT_COVERAGE, damaged)}",
         # n_voters: the voters that scored the system (null for a snapshot stored without coverage).
         f"""CREATE VIEW rankings AS

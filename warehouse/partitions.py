@@ -66,11 +66,18 @@ def _ranked(coverage: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
 
 def benchmark_shape(
     warehouse: Warehouse, benchmark: str, level: str, metrics: pl.DataFrame, coverage: pl.DataFrame | None = None,
-    partition_rows: int = PARTITION_ROWS, partition_cells: int = PARTITION_CELLS,
+    partition_rows: int = PARTITION_ROWS, partition_cells: int = PARTITION_CELLS, systems: tuple[str, ...] | None = None,
+    tasks: tuple[str, ...] | None = None,
 ) -> BenchmarkShape:
-    """Plan the partitions of ``benchmark`` at ``level`` (``coverage`` defaults to the warehouse's current one)."""
+    """Plan the partitions of ``benchmark`` at ``level`` (``coverage`` defaults to the warehouse's current one), of
+    the rows of ``systems`` and ``tasks`` only when given (a rank's --min-coverage and voter selection: the tasks
+    left out are not read)."""
     coverage = warehouse.current_coverage() if coverage is None else coverage
     mine = coverage.filter((pl.col("benchmark") == benchmark) & (pl.col("level") == level))
+    if systems is not None:
+        mine = mine.filter(pl.col("system").is_in(list(systems)))
+    if tasks is not None:
+        mine = mine.filter(pl.col("task").is_in(list(tasks)))
     ranked = _ranked(mine, metrics)
     systems = tuple(sorted(ranked.get_column("system").unique().to_list()))
     per_cell = ranked.group_by("task", "metric").agg(
@@ -143,8 +150,9 @@ def read_partition(warehouse: Warehouse, partition: Partition) -> pl.DataFrame:
     return frame.filter(pl.col("task").is_in(list(partition.tasks)) & pl.col("load_id").is_in(list(partition.loads))).collect()
 
 
-def read_partition_arrow(warehouse: Warehouse, partition: Partition) -> pa.Table:
-    """As :func:`read_partition`, as Arrow with the string columns dictionary-encoded.
+def read_partition_arrow(warehouse: Warehouse, partition: Partition, systems: tuple[str, ...] | None = None) -> pa.Table:
+    """As :func:`read_partition`, as Arrow with the string columns dictionary-encoded; the rows of ``systems``
+    only when given (the systems a rank keeps, ``--min-coverage``).
 
     Parquet stores the key columns dictionary-encoded; reading them as such
     keeps every row a small integer index into a few distinct names instead of
@@ -158,9 +166,13 @@ def read_partition_arrow(warehouse: Warehouse, partition: Partition) -> pa.Table
     strings = [c for c, t in SCORES.items() if t == pl.String]
     if partition.shared:
         table = _read_shared(warehouse, partition)
-        return pa.table({c: pc.dictionary_encode(table.column(c)) if c in strings else table.column(c) for c in SCORES})
-    table = pq.read_table(list(partition.files), columns=list(SCORES), read_dictionary=strings, partitioning=None)
-    keep = _in_set(table.column("task"), partition.tasks) & _in_set(table.column("load_id"), partition.loads)
+        table = pa.table({c: pc.dictionary_encode(table.column(c)) if c in strings else table.column(c) for c in SCORES})
+        keep = np.ones(table.num_rows, dtype=bool)
+    else:
+        table = pq.read_table(list(partition.files), columns=list(SCORES), read_dictionary=strings, partitioning=None)
+        keep = _in_set(table.column("task"), partition.tasks) & _in_set(table.column("load_id"), partition.loads)
+    if systems is not None:
+        keep &= _in_set(table.column("system"), systems)
     return table if keep.all() else table.filter(pa.array(keep))
 
 

@@ -59,3 +59,36 @@ def test_what_names_no_current_load_is_a_usage_error(home, args, message, capsys
     home, _ = home
     assert main(["--home", home, "forget", *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_forget_ranks_every_latest_series_again_as_recorded_on_its_own_voters(home, capsys):
+    home, mistake = home
+    for args in (["--method", "minimax"], ["--method", "mean", "--only-task", "a"], ["--min-coverage", "1"]):
+        assert main(["--home", home, "rank", "--benchmark", "lb", *args]) == 0
+    series = sql(home, "SELECT method, parameters FROM latest_snapshots ORDER BY ALL").rows()
+    load = sql(home, f"SELECT load_id FROM loads WHERE file_name = '{mistake}'").item()
+    assert main(["--home", home, "forget", load]) == 0
+    latest = sql(home, "SELECT method, parameters, load_ids, snapshot_id FROM latest_snapshots ORDER BY ALL")
+    # every series of before is ranked again (beside the defaults, as the reconciliation ranks): none ranks the
+    # forgotten load
+    assert set(series) <= {(m, p) for m, p, _, _ in latest.rows()}
+    assert all(load not in ids for _, _, ids, _ in latest.rows())
+    assert "oops" not in sql(home, "SELECT DISTINCT system FROM latest_rankings").get_column("system").to_list()
+    # the selection's series ranks task a only, as it was asked: big 80, small 60
+    [selected] = [s for m, p, _, s in latest.rows() if '"only_task"' in p]
+    scores = sql(home, f"SELECT system, score FROM rankings WHERE snapshot_id = '{selected}' ORDER BY rank").rows()
+    assert scores == [("big", 80.0), ("small", 60.0)]
+
+
+def test_a_benchmark_left_without_a_current_load_has_no_latest_rankings_and_its_history_stays(home):
+    home, _ = home
+    before = sql(home, "SELECT count(*) FROM rankings").item()
+    assert main(["--home", home, "forget", "--benchmark", "lb"]) == 0
+    assert sql(home, "SELECT count(*) FROM latest_snapshots WHERE benchmark = 'lb'").item() == 0
+    assert sql(home, "SELECT count(*) FROM latest_rankings WHERE benchmark = 'lb'").item() == 0
+    assert sql(home, "SELECT count(*) FROM rankings").item() == before  # the old snapshots stay
+    # ingesting again brings the benchmark back, and ranking it makes its rankings current again
+    ingest = ["--benchmark", "lb", "--system", "model", "--score-columns", "*"]
+    assert main(["--home", home, "ingest", str(Path(home).parent / "results.csv"), *ingest]) == 0
+    assert main(["--home", home, "rank", "--benchmark", "lb"]) == 0
+    assert sql(home, "SELECT count(*) FROM latest_rankings WHERE benchmark = 'lb'").item() > 0

@@ -49,8 +49,8 @@ def test_default_levels_battles_for_a_battles_benchmark_scores_for_the_others(ar
     assert ranked == [
         ("arena", "battles", "bradley_terry", '{"battles":{"bothbad":"tie"}}', battles.height),
         # both leaderboards miss scores: the rank command's default coverage applies to a method asked by name too
-        ("superglue", "task", "bradley_terry", '{"min_coverage":0.5}', ranked[1][4]),
-        ("value", "task", "bradley_terry", '{"min_coverage":0.5}', ranked[2][4]),
+        ("superglue", "task", "bradley_terry", '{"min_coverage":0.5,"min_coverage_of":"best-covered"}', ranked[1][4]),
+        ("value", "task", "bradley_terry", '{"min_coverage":0.5,"min_coverage_of":"best-covered"}', ranked[2][4]),
     ]
 
 
