@@ -110,13 +110,18 @@ def _battle_section(
             shown = tuple([s for s in systems if s in present][:top_n])
             kept = table.filter(pl.col("system_a").is_in(shown) & pl.col("system_b").is_in(shown))
             matrices = BattleMatrices(shown, kept, len(present))
-    arenas = [c for c in columns if c.manifest["method"] == ARENA_METHOD]
-    newest = max(arenas, key=lambda c: c.manifest["created_at"], default=None)
+    newest = newest_arena(columns)
     arena = None if newest is None else read_arena(warehouse, benchmark, newest.manifest["snapshot_id"])
     return Section(benchmark, BATTLE_LEVEL, systems, columns, None, _agreement(columns), tuple(notes),
                    coverage=_coverage(warehouse, benchmark, columns),
                    selection=chosen.filters.describe() + ("; both-bad ties dropped" if chosen.bothbad == "drop" else ""),
                    arena=arena, matrices=matrices)
+
+
+def newest_arena(columns: tuple[MethodColumn, ...]) -> MethodColumn | None:
+    """The newest ``arena`` snapshot of a battles section: the arena leaderboard it shows."""
+    arenas = [c for c in columns if c.manifest["method"] == ARENA_METHOD]
+    return max(arenas, key=lambda c: c.manifest["created_at"], default=None)
 
 
 def _method_key(snapshot: tuple[dict[str, Any], pl.DataFrame]) -> tuple[Any, ...]:

@@ -80,13 +80,15 @@
       out.push({ id: "system", label: "system", family: "ranking", kind: "text", value: function (i) { return lower[i]; } });
       out.push({ id: "score", label: "score", family: "ranking", value: function (i) { return m.score[i]; }, descending: true,
         title: "the method's score (its scale depends on the method)" });
-      if (D.interval) out.push({ id: "interval", label: "95% rank range", family: "ranking",
-        value: function (i) { return D.interval.low[i]; },
-        title: "ranks the pairwise 95% Hoeffding intervals cannot exclude (dot: this method's rank)",
+      var interval = m && m.interval ? m.interval : D.interval;  // the method's own interval, or the pairwise fallback
+      if (interval) out.push({ id: "interval", label: "95% rank range", family: "ranking",
+        value: function (i) { return interval.low[i]; },
+        title: (interval === D.interval ? "ranks the pairwise 95% Hoeffding intervals cannot exclude"
+          : "ranks this method's own 95% bootstrap intervals cannot exclude") + " (dot: this method's rank)",
         cell: function (i) {
-          if (missing(D.interval.low[i])) return "—";
-          return el("span", { "class": "interval" }, [whisker(D.interval.low[i], D.interval.high[i], m.rank[i], n),
-            " " + D.interval.low[i] + "–" + D.interval.high[i]]);
+          if (missing(interval.low[i])) return "—";
+          return el("span", { "class": "interval" }, [whisker(interval.low[i], interval.high[i], m.rank[i], n),
+            " " + interval.low[i] + "–" + interval.high[i]]);
         } });
       if (m && m.stat_group) out.push({ id: "tiedgroup", label: "tied group", family: "ranking",
         value: function (i) { return m.stat_group[i]; },
@@ -254,6 +256,7 @@
       state.m = methodSelect.value;
       var m = method();
       document.getElementById("method-summary").textContent = m ? m.summary : "";
+      document.getElementById("interval-source").textContent = intervalSource(m);
       var all = columns();
       saveState(all);
       var sortId = state.sort || "rank", descending = state.dir === "desc";
@@ -286,7 +289,15 @@
       status.textContent = order.length ? "systems " + (page * PAGE_SIZE + 1) + "–" + Math.min(order.length, (page + 1) * PAGE_SIZE) +
         " of " + order.length + " shown (" + n + " in total)" : "no system matches the filters (" + n + " in total)";
       drawPager(page, pages);
-      if (viewsOf !== m) { viewsOf = m; drawViews(m); }  // the views depend on the method alone
+      if (viewsOf !== m) { viewsOf = m; drawViews(m, state); }  // the views depend on the method (the arena on its filters, in state)
+    }
+
+    function intervalSource(m) {
+      if (m && m.interval) return "95% rank range: " + m.label + "'s own interval (its snapshot's 95% bootstrap rating " +
+        "intervals: the ranks they cannot exclude).";
+      if (D.interval) return "95% rank range: the pairwise fallback, the same for every method (95% Hoeffding intervals " +
+        "of the win probabilities; " + (m ? m.label : "this method") + "'s snapshot stores no interval of its own).";
+      return "No 95% rank range: " + (m ? m.label : "this method") + "'s snapshot stores no interval and this page has no pairwise table.";
     }
 
     function drawPager(page, pages) {
