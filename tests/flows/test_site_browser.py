@@ -211,6 +211,14 @@ def test_big_benchmark_sorts_filters_and_shows_hostile_names_as_text(big, big_si
     assert watched.rows() == [r["system"] for r in best]
     column = button.get_attribute("data-column")
     assert [float(v) for v in watched.column(column)] == [float(f"{r['score']:.4g}") for r in best]
+    # the rows are refilled, not drawn again: every cell of a row is still its system's (the rank range here)
+    sure = big.pairwise.filter(pl.col("excludes_half"))
+    n_systems = big.pairwise.get_column("system_a").n_unique()
+    expected_ranges = [
+        f"{1 + sure.filter((pl.col('system_b') == r['system']) & (pl.col('probability') > 0.5)).height}–"
+        f"{n_systems - sure.filter((pl.col('system_a') == r['system']) & (pl.col('probability') > 0.5)).height}"
+        for r in best]
+    assert [t.strip() for t in watched.column("interval")] == expected_ranges
     # names holding markup are text: searched for, found, shown as given, nothing of them ran
     for name in HOSTILE_NAMES:
         watched.page.fill("input[type=search]", name)
