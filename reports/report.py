@@ -19,6 +19,7 @@ of the ids.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,25 @@ def write_report(
     """Render the snapshots as one self-contained HTML page at ``output`` (written atomically)."""
     page = render_report(report_sections(warehouse, snapshot_ids, top_n=top_n, delta=delta))
     return write_text(page, Path(output))
+
+
+def report_page(sections: list[Section], top_n: int = TOP_N) -> str:
+    """The report of sections computed for more systems (the site's, every system): the pairwise and battle
+    matrices cut to their first ``top_n`` systems, as :func:`report_sections` with ``top_n`` gives them."""
+    return render_report([_top_systems(s, top_n) for s in sections])
+
+
+def _top_systems(section: Section, top_n: int) -> Section:
+    pairwise, matrices = section.pairwise, section.matrices
+    if pairwise is not None and len(pairwise.systems) > top_n:
+        shown = pairwise.systems[:top_n]
+        kept = pairwise.table.filter(pl.col("system_a").is_in(shown) & pl.col("system_b").is_in(shown))
+        pairwise = Pairwise(shown, kept, pairwise.delta, pairwise.total_systems)
+    if matrices is not None and len(matrices.systems) > top_n:
+        shown = matrices.systems[:top_n]
+        kept = matrices.table.filter(pl.col("system_a").is_in(shown) & pl.col("system_b").is_in(shown))
+        matrices = BattleMatrices(shown, kept, matrices.total_systems)
+    return replace(section, pairwise=pairwise, matrices=matrices)
 
 
 def report_sections(

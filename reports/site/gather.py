@@ -32,9 +32,14 @@ EVERY_SYSTEM = 2**31 - 1
 ARENA_FILTER_VALUES = 20
 
 
-def site_inputs(warehouse: Warehouse, snapshot_ids: list[str]) -> list[BenchmarkInput]:
-    """One input per section of the report of these snapshots (benchmark, level, battle selection)."""
-    sections = report_sections(warehouse, snapshot_ids, top_n=EVERY_SYSTEM)
+def site_sections(warehouse: Warehouse, snapshot_ids: list[str]) -> list[Any]:
+    """The report's sections of these snapshots with every system's pairs (the whiskers need them all);
+    :func:`reports.report.report_page` renders the report from the same sections."""
+    return report_sections(warehouse, snapshot_ids, top_n=EVERY_SYSTEM)
+
+
+def site_inputs(warehouse: Warehouse, sections: list[Any]) -> list[BenchmarkInput]:
+    """One input per section of the report (benchmark, level, battle selection)."""
     return [_benchmark_input(warehouse, section) for section in sections]
 
 

@@ -238,6 +238,22 @@ def test_site_and_export_commands(ranked_warehouse, tmp_path, capsys):
     assert "no ranking snapshots" in capsys.readouterr().err and not (tmp_path / "c").exists()
 
 
+def test_report_and_site_from_one_computation_are_those_written_apart(ranked_warehouse, tmp_path):
+    from scorehouse.reports.report import write_report
+    from scorehouse.reports.site.build import build_report_and_site
+
+    warehouse, ids = ranked_warehouse.warehouse, ranked_warehouse.snapshot_ids
+    report, site = build_report_and_site(warehouse, ids, tmp_path / "report.html", tmp_path / "site")
+    assert report.read_text(encoding="utf-8") == write_report(warehouse, ids, tmp_path / "alone.html").read_text(encoding="utf-8")
+    assert "superglue" in report.read_text(encoding="utf-8") and report.stat().st_size > 10_000
+    alone = build_site(warehouse, ids, tmp_path / "alone")
+
+    def tree(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+    assert tree(site) == tree(alone) and len(tree(site)) > 30
+
+
 def test_refresh_rebuilds_the_site_only_when_a_ranking_changed(dumps, tmp_path):
     from scorehouse.flows.refresh import refresh_flow
 
