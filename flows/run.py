@@ -18,8 +18,7 @@ from pathlib import Path
 from scorehouse import runtime
 from scorehouse.flows.ingest import IngestReport, expand_paths, ingest_flow
 from scorehouse.flows.rank import BenchmarkOutcome, rank_flow
-from scorehouse.reports.report import write_report
-from scorehouse.reports.site.build import build_site
+from scorehouse.reports.site.build import build_report_and_site
 from scorehouse.warehouse.queries import latest_snapshot_ids
 from scorehouse.warehouse.storage import Warehouse
 
@@ -41,15 +40,12 @@ class RunReport:
 
 
 @runtime.step(io=True)
-def export_latest_report(warehouse: Warehouse) -> str:
-    """Write the HTML report of the latest snapshot of every method to ``<home>/report.html``."""
-    return str(write_report(warehouse, latest_snapshot_ids(warehouse), warehouse.home / REPORT_NAME))
-
-
-@runtime.step(io=True)
-def export_latest_site(warehouse: Warehouse) -> str:
-    """Write the static leaderboard site of the latest snapshot of every method to ``<home>/site``."""
-    return str(build_site(warehouse, latest_snapshot_ids(warehouse), warehouse.home / SITE_NAME))
+def export_latest(warehouse: Warehouse) -> tuple[str, str]:
+    """Write the HTML report (``<home>/report.html``) and the static leaderboard site (``<home>/site``) of the
+    latest snapshot of every method, from one computation of what they show."""
+    report, site = build_report_and_site(warehouse, latest_snapshot_ids(warehouse), warehouse.home / REPORT_NAME,
+                                         warehouse.home / SITE_NAME)
+    return str(report), str(site)
 
 
 @runtime.flow("run")
@@ -61,5 +57,5 @@ def run_flow(home: str | None = None, data: str | None = None, progress: bool = 
                            progress=progress)
     ranked = runtime.run(rank_flow, home=home, progress=progress)
     warehouse = Warehouse(home)
-    return RunReport(ingested, [str(p) for p in pickles], ranked, runtime.call(export_latest_report, warehouse),
-                     runtime.call(export_latest_site, warehouse))
+    report, site = runtime.call(export_latest, warehouse)
+    return RunReport(ingested, [str(p) for p in pickles], ranked, report, site)

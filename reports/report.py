@@ -19,6 +19,7 @@ of the ids.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,25 @@ def write_report(
     """Render the snapshots as one self-contained HTML page at ``output`` (written atomically)."""
     page = render_report(report_sections(warehouse, snapshot_ids, top_n=top_n, delta=delta))
     return write_text(page, Path(output))
+
+
+def report_page(sections: list[Section], top_n: int = TOP_N) -> str:
+    """The report of sections computed for more systems (the site's, every system): the pairwise and battle
+    matrices cut to their first ``top_n`` systems, as :func:`report_sections` with ``top_n`` gives them."""
+    return render_report([_top_systems(s, top_n) for s in sections])
+
+
+def _top_systems(section: Section, top_n: int) -> Section:
+    pairwise, matrices = section.pairwise, section.matrices
+    if pairwise is not None and len(pairwise.systems) > top_n:
+        shown = pairwise.systems[:top_n]
+        kept = pairwise.table.filter(pl.col("system_a").is_in(shown) & pl.col("system_b").is_in(shown))
+        pairwise = Pairwise(shown, kept, pairwise.delta, pairwise.total_systems)
+    if matrices is not None and len(matrices.systems) > top_n:
+        shown = matrices.systems[:top_n]
+        kept = matrices.table.filter(pl.col("system_a").is_in(shown) & pl.col("system_b").is_in(shown))
+        matrices = BattleMatrices(shown, kept, matrices.total_systems)
+    return replace(section, pairwise=pairwise, matrices=matrices)
 
 
 def report_sections(
@@ -110,13 +130,18 @@ def _battle_section(
             shown = tuple([s for s in systems if s in present][:top_n])
             kept = table.filter(pl.col("system_a").is_in(shown) & pl.col("system_b").is_in(shown))
             matrices = BattleMatrices(shown, kept, len(present))
-    arenas = [c for c in columns if c.manifest["method"] == ARENA_METHOD]
-    newest = max(arenas, key=lambda c: c.manifest["created_at"], default=None)
+    newest = newest_arena(columns)
     arena = None if newest is None else read_arena(warehouse, benchmark, newest.manifest["snapshot_id"])
     return Section(benchmark, BATTLE_LEVEL, systems, columns, None, _agreement(columns), tuple(notes),
                    coverage=_coverage(warehouse, benchmark, columns),
                    selection=chosen.filters.describe() + ("; both-bad ties dropped" if chosen.bothbad == "drop" else ""),
                    arena=arena, matrices=matrices)
+
+
+def newest_arena(columns: tuple[MethodColumn, ...]) -> MethodColumn | None:
+    """The newest ``arena`` snapshot of a battles section: the arena leaderboard it shows."""
+    arenas = [c for c in columns if c.manifest["method"] == ARENA_METHOD]
+    return max(arenas, key=lambda c: c.manifest["created_at"], default=None)
 
 
 def _method_key(snapshot: tuple[dict[str, Any], pl.DataFrame]) -> tuple[Any, ...]:

@@ -17,10 +17,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from scorehouse.reports.site.gather import site_inputs
+from scorehouse.reports.report import report_page
+from scorehouse.reports.site.gather import site_inputs, site_sections
 from scorehouse.reports.site.model import BenchmarkInput, benchmark_data, index_entry
 from scorehouse.reports.site.pages import SCRIPTS, benchmark_page, data_script, index_page, slug, system_page
-from scorehouse.warehouse.atomic import write_tree
+from scorehouse.warehouse.atomic import write_text, write_tree
 from scorehouse.warehouse.storage import Warehouse
 
 ASSETS = (*SCRIPTS, "site.css")
@@ -28,7 +29,17 @@ ASSETS = (*SCRIPTS, "site.css")
 
 def build_site(warehouse: Warehouse, snapshot_ids: list[str], output: str | Path) -> Path:
     """Write the site of these snapshots (``--latest``: every method's newest) to the folder ``output``."""
-    return write_tree(site_files(site_inputs(warehouse, snapshot_ids)), Path(output))
+    return write_tree(site_files(site_inputs(warehouse, site_sections(warehouse, snapshot_ids))), Path(output))
+
+
+def build_report_and_site(
+    warehouse: Warehouse, snapshot_ids: list[str], report: str | Path, site: str | Path
+) -> tuple[Path, Path]:
+    """The HTML report (:func:`reports.report.write_report`) and the site (:func:`build_site`) of the same
+    snapshots from one computation of their sections (scores, pairwise tables, coverage): ``scorehouse run``."""
+    sections = site_sections(warehouse, snapshot_ids)
+    report_path = write_text(report_page(sections), Path(report))
+    return report_path, write_tree(site_files(site_inputs(warehouse, sections)), Path(site))
 
 
 def page_title(inputs: BenchmarkInput) -> str:

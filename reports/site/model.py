@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 from scorehouse.aggregators import AggregationError, kendall_tau
+from scorehouse.aggregators.arena import statistical_rank
 from scorehouse.aggregators.critical_difference import CriticalDifference
 
 # A task column's key: its task, and its metric when the task has several.
@@ -39,6 +40,18 @@ class MethodInput:
     manifest: dict[str, Any]
     ranking: pl.DataFrame  # system, score, rank, tied
     history: tuple[tuple[str, str, pl.DataFrame], ...] = ()  # (snapshot id, created ISO, ranking), oldest first
+    arena: pl.DataFrame | None = None  # an arena snapshot's leaderboard: the method's own bootstrap intervals
+
+
+@dataclass(frozen=True)
+class ArenaSelection:
+    """The arena leaderboard of the page's battles with one value of one battle column, or why there is none."""
+
+    column: str  # judge, category or language
+    value: str
+    battles: int
+    leaderboard: pl.DataFrame | None  # aggregators.arena_leaderboard's table
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,7 @@ class BenchmarkInput:
     notes: tuple[str, ...] = ()
     selection: str = ""  # the battle selection of a battles page ("no filter", "judge = gpt-4")
     critical: CriticalDifference | None = None  # average ranks and Nemenyi CD of the complete systems
+    arena_selections: tuple[ArenaSelection, ...] = ()  # the arena view's filters, one leaderboard per value
 
 
 # Metadata fields shown as columns, with the kind of filter each takes.
@@ -90,7 +104,7 @@ def benchmark_data(inputs: BenchmarkInput) -> dict[str, Any]:
         "interval": {"low": low, "high": high} if low is not None else None,
         "metadata": _metadata(inputs.metadata, position),
         "pairwise": _pairwise(inputs.pairwise, systems),
-        "arena": _arena(inputs.arena, position),
+        "arena": _arena(inputs.arena, inputs.arena_selections, position),
         "critical": _critical(inputs.critical, systems),
         "agreement": _agreement(inputs.methods),
         "notes": list(inputs.notes),
@@ -183,8 +197,21 @@ def _method(method: MethodInput, position: pl.DataFrame, separated: set[tuple[st
         "score": [None if v is None or v != v else v for v in _aligned(ranking, position, "score")],
         "tied": _aligned(ranking, position, "tied"),
         "stat_group": _statistical_groups(ranking, position, separated),
+        "interval": _own_rank_interval(method.arena, position),
         "history": history,
     }
+
+
+def _own_rank_interval(arena: pl.DataFrame | None, position: pl.DataFrame) -> dict[str, list] | None:
+    """The ranks an arena snapshot's 95% bootstrap rating intervals cannot exclude: from its rank (UB), 1 + the
+    systems whose lower bound is above this one's upper bound, to the number of systems minus those whose
+    upper bound is below this one's lower bound (the same rule mirrored: ``statistical_rank`` of the negated bounds)."""
+    if arena is None or arena.height == 0:
+        return None
+    lower, upper = arena.get_column("lower").to_numpy(), arena.get_column("upper").to_numpy()
+    table = arena.select("system", pl.col("rank_ub").alias("low")).with_columns(
+        pl.Series("high", arena.height + 1 - statistical_rank(-upper, -lower)))
+    return {"low": _aligned(table, position, "low"), "high": _aligned(table, position, "high")}
 
 
 def _statistical_groups(ranking: pl.DataFrame, position: pl.DataFrame, separated: set | None) -> list[int | None] | None:
@@ -245,10 +272,21 @@ def _critical(critical: CriticalDifference | None, systems: list[str]) -> dict[s
     }
 
 
-def _arena(arena: pl.DataFrame | None, position: pl.DataFrame) -> dict[str, list] | None:
+ARENA_COLUMNS = ("rating", "lower", "upper", "rank", "rank_ub", "n_battles", "win_rate")
+
+
+def _arena(arena: pl.DataFrame | None, selections: tuple[ArenaSelection, ...], position: pl.DataFrame) -> dict | None:
+    """The arena leaderboard of the page's battles, and one per filter value (``selections``), in systems order."""
     if arena is None or arena.height == 0:
         return None
-    return {c: _aligned(arena, position, c) for c in ("rating", "lower", "upper", "rank", "rank_ub", "n_battles", "win_rate")}
+    return {
+        **{c: _aligned(arena, position, c) for c in ARENA_COLUMNS},
+        "selections": [
+            {"column": s.column, "value": s.value, "battles": s.battles, "error": s.error or None,
+             "board": None if s.leaderboard is None else {c: _aligned(s.leaderboard, position, c) for c in ARENA_COLUMNS}}
+            for s in selections
+        ],
+    }
 
 
 def _agreement(methods: tuple[MethodInput, ...]) -> list[list[float | None]]:

@@ -92,6 +92,7 @@ def benchmark_page(title: str, data_file: str) -> str:
 <span id="metadata-filters"></span>
 <details class="families"><summary>Column groups shown</summary><fieldset id="groups"><legend>Column groups</legend></fieldset></details>
 </form>
+<p id="interval-source" class="note" aria-live="polite"></p>
 <p id="status" class="status" aria-live="polite"></p>
 <div class="scroll"><table id="leaderboard" class="board"><caption>Leaderboard</caption><thead></thead><tbody></tbody></table></div>
 <nav id="pager" class="pager" aria-label="pages of the leaderboard"></nav>

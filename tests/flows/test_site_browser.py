@@ -211,6 +211,14 @@ def test_big_benchmark_sorts_filters_and_shows_hostile_names_as_text(big, big_si
     assert watched.rows() == [r["system"] for r in best]
     column = button.get_attribute("data-column")
     assert [float(v) for v in watched.column(column)] == [float(f"{r['score']:.4g}") for r in best]
+    # the rows are refilled, not drawn again: every cell of a row is still its system's (the rank range here)
+    sure = big.pairwise.filter(pl.col("excludes_half"))
+    n_systems = big.pairwise.get_column("system_a").n_unique()
+    expected_ranges = [
+        f"{1 + sure.filter((pl.col('system_b') == r['system']) & (pl.col('probability') > 0.5)).height}–"
+        f"{n_systems - sure.filter((pl.col('system_a') == r['system']) & (pl.col('probability') > 0.5)).height}"
+        for r in best]
+    assert [t.strip() for t in watched.column("interval")] == expected_ranges
     # names holding markup are text: searched for, found, shown as given, nothing of them ran
     for name in HOSTILE_NAMES:
         watched.page.fill("input[type=search]", name)
@@ -230,6 +238,22 @@ def test_site_and_export_commands(ranked_warehouse, tmp_path, capsys):
     assert "no ranking snapshots" in capsys.readouterr().err and not (tmp_path / "c").exists()
 
 
+def test_report_and_site_from_one_computation_are_those_written_apart(ranked_warehouse, tmp_path):
+    from scorehouse.reports.report import write_report
+    from scorehouse.reports.site.build import build_report_and_site
+
+    warehouse, ids = ranked_warehouse.warehouse, ranked_warehouse.snapshot_ids
+    report, site = build_report_and_site(warehouse, ids, tmp_path / "report.html", tmp_path / "site")
+    assert report.read_text(encoding="utf-8") == write_report(warehouse, ids, tmp_path / "alone.html").read_text(encoding="utf-8")
+    assert "superglue" in report.read_text(encoding="utf-8") and report.stat().st_size > 10_000
+    alone = build_site(warehouse, ids, tmp_path / "alone")
+
+    def tree(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+    assert tree(site) == tree(alone) and len(tree(site)) > 30
+
+
 def test_refresh_rebuilds_the_site_only_when_a_ranking_changed(dumps, tmp_path):
     from scorehouse.flows.refresh import refresh_flow
 
@@ -247,26 +271,106 @@ def test_refresh_rebuilds_the_site_only_when_a_ranking_changed(dumps, tmp_path):
     assert not (site / "index.html").exists()
 
 
-def test_battles_page_shows_the_arena_as_stored(watched, tmp_path):
+ARENA_PAGE = "arena (battles level: no filter)"
+
+
+@pytest.fixture(scope="module")
+def arena_site(tmp_path_factory):  # noqa: ANN201
+    """A home of generated battles (judges, categories, languages) ranked, with an arena snapshot, and its site."""
     from scorehouse.transforms.synth_battles import synth_battles
+
+    folder = tmp_path_factory.mktemp("arena")
+    synth_battles(1500, n_systems=5, seed=3).battles.write_parquet(folder / "arena.parquet")
+    home = str(folder / "warehouse")
+    assert main(["--home", home, "ingest", str(folder / "arena.parquet"), "--benchmark", "arena"]) == 0
+    assert main(["--home", home, "rank"]) == 0
+    assert main(["--home", home, "arena", "--benchmark", "arena", "--resamples", "100"]) == 0
+    assert main(["--home", home, "site", "--output", str(folder / "site")]) == 0
+    return home, folder / "site"
+
+
+def _arena_rows(page) -> list[tuple]:  # noqa: ANN001
+    """The arena table as (system, rank, rank (UB), rating, interval text, battles, win rate)."""
+    return [(r[2], int(r[0]), int(r[1]), r[3], r[4].strip(), int(r[5]), r[6]) for r in _cells(page, "#arena-table")]
+
+
+def _stored_rows(arena: pl.DataFrame) -> list[tuple]:
+    return [(s, rank, ub, f"{rating:.1f}", f"[{lo:.1f}, {hi:.1f}]", n, f"{w:.3f}") for s, rating, lo, hi, rank, ub, n, w in
+            arena.sort("rank", "system").select("system", "rating", "lower", "upper", "rank", "rank_ub", "n_battles",
+                                                 "win_rate").iter_rows()]
+
+
+def _stored_arena(home: str, parameters_like: str) -> pl.DataFrame:
     from scorehouse.warehouse.snapshots import read_arena
     from scorehouse.warehouse.storage import Warehouse
 
-    synth_battles(1500, n_systems=5, seed=3).battles.write_parquet(tmp_path / "arena.parquet")
-    home = str(tmp_path / "warehouse")
-    assert main(["--home", home, "ingest", str(tmp_path / "arena.parquet"), "--benchmark", "arena"]) == 0
-    assert main(["--home", home, "rank"]) == 0
-    assert main(["--home", home, "arena", "--benchmark", "arena", "--resamples", "100"]) == 0
-    assert main(["--home", home, "site", "--output", str(tmp_path / "site")]) == 0
-    watched.open(_benchmark_url(tmp_path / "site", "arena (battles level: no filter)"))
-    snapshot = _sql(Warehouse(home), "SELECT snapshot_id FROM snapshots WHERE method = 'arena'").item()
-    stored = read_arena(Warehouse(home), "arena", snapshot).sort("rank", "system")
-    shown = _cells(watched.page, "#arena-table")
-    assert [r[2] for r in shown] == stored.get_column("system").to_list()
-    assert [r[3] for r in shown] == [f"{v:.1f}" for v in stored.get_column("rating")]
-    assert [(int(r[0]), int(r[1]), int(r[5])) for r in shown] == list(
-        stored.select("rank", "rank_ub", "n_battles").iter_rows())
-    assert [r[4].strip() for r in shown] == [f"[{lo:.1f}, {hi:.1f}]" for lo, hi in stored.select("lower", "upper").iter_rows()]
+    snapshot = _sql(Warehouse(home), "SELECT snapshot_id FROM snapshots WHERE method = 'arena' "
+                    f"AND parameters LIKE '{parameters_like}'").item()
+    return read_arena(Warehouse(home), "arena", snapshot)
+
+
+def test_battles_page_shows_the_arena_as_stored(arena_site, watched):
+    home, site = arena_site
+    watched.open(_benchmark_url(site, ARENA_PAGE))
+    assert _arena_rows(watched.page) == _stored_rows(_stored_arena(home, '%"battles":{"bothbad":"tie"}%'))
+
+
+def test_arena_category_filter_shows_what_scorehouse_arena_stores_for_it(arena_site, browser, watched):  # noqa: ANN001
+    import subprocess
+    import sys
+
+    home, site = arena_site
+    watched.open(_benchmark_url(site, ARENA_PAGE))
+    page = watched.page
+    everything = _arena_rows(page)
+    categories = page.locator("#arena-category option").evaluate_all("options => options.map(o => o.value)")
+    assert categories[0] == "" and len(categories) == 6  # all, and the five generated categories
+    assert page.locator("#arena-judge option").count() == 4 and page.locator("#arena-language option").count() == 6
+    category = categories[2]
+    page.select_option("#arena-category", category)
+    shown = _arena_rows(page)
+    # the expected table: what the command stores for the same battles, parameters and seed (a process of its own)
+    done = subprocess.run([sys.executable, "-m", "scorehouse", "--home", home, "arena", "--benchmark", "arena",
+                           "--category", category, "--resamples", "100"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    expected = _stored_rows(_stored_arena(home, f'%"category":["{category}"]%'))
+    assert shown == expected and shown != everything
+    battles = _sql(__import__("scorehouse.warehouse.storage", fromlist=["Warehouse"]).Warehouse(home),
+                   f"SELECT count(*) FROM battles WHERE benchmark = 'arena' AND category = '{category}'").item()
+    assert f"The {battles} battles with category = {category}" in page.locator("#arena-status").inner_text()
+    # the filter is in the URL: the address opens the same table; a judge replaces the category (one at a time)
+    assert f"a.category={category}" in page.url
+    again = Watched(browser)
+    again.open(page.url)
+    assert again.page.input_value("#arena-category") == category and _arena_rows(again.page) == expected
+    again.page.close()
+    page.select_option("#arena-judge", index=1)
+    assert page.input_value("#arena-category") == "" and "a.category" not in page.url and "a.judge=" in page.url
+    page.select_option("#arena-judge", "")
+    assert _arena_rows(page) == everything
+
+
+def test_the_arena_method_draws_its_own_interval_and_others_none(arena_site, watched):
+    home, site = arena_site
+    watched.open(_benchmark_url(site, ARENA_PAGE))
+    page = watched.page
+    labels = page.locator("#method option").all_inner_texts()
+    arena = next(k for k, label in enumerate(labels) if label.startswith("arena"))
+    other = next(k for k, label in enumerate(labels) if label.startswith("bradley_terry"))
+    page.select_option("#method", index=other)
+    assert page.locator('#leaderboard [data-column="interval"]').count() == 0  # no pairwise table on a battles page
+    assert page.locator("#interval-source").inner_text().startswith("No 95% rank range")
+    page.select_option("#method", index=arena)
+    assert "own interval" in page.locator("#interval-source").inner_text()
+    stored = _stored_arena(home, '%"battles":{"bothbad":"tie"}%')
+    bounds = dict(zip(stored.get_column("system"), zip(stored.get_column("lower"), stored.get_column("upper"))))
+    expected = {}  # brute force: the ranks the bootstrap intervals cannot exclude
+    for system, (low, high) in bounds.items():
+        above = sum(other_low > high for other_low, _ in bounds.values())
+        below = sum(other_high < low for _, other_high in bounds.values())
+        expected[system] = f"{1 + above}–{len(bounds) - below}"
+    shown = dict(zip(watched.rows(), (t.strip() for t in watched.column("interval"))))
+    assert shown == expected and len(set(expected.values())) > 1
 
 
 def test_critical_difference_view_against_the_catalog(site, ranked_warehouse, watched):

@@ -118,3 +118,19 @@ def test_write_tree_replaces_the_folder_whole(tmp_path):
     assert sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file()) == ["data/new.js", "index.html"]
     assert (target / "index.html").read_text() == "new"
     assert [p.name for p in tmp_path.iterdir()] == ["site"]  # nothing left aside
+
+
+def test_an_arena_snapshot_gives_its_method_its_own_rank_range():
+    # intervals: a [1100, 1200]; b [1050, 1150] overlaps a and c; c [990, 1060]; d [800, 900] below everyone
+    arena = pl.DataFrame({"system": ["a", "b", "c", "d"], "rating": [1150.0, 1100.0, 1020.0, 850.0],
+                          "lower": [1100.0, 1050.0, 990.0, 800.0], "upper": [1200.0, 1150.0, 1060.0, 900.0],
+                          "rank": [1, 2, 3, 4], "rank_ub": [1, 1, 2, 4], "n_battles": [9, 9, 9, 9],
+                          "win_rate": [0.7, 0.6, 0.4, 0.1]})
+    inputs = _inputs()
+    own = MethodInput("m1", "arena", "ratings", {"snapshot_id": "s2", "created_at": "2026-01-02 03:04:05"},
+                      _ranking({"a": 1, "b": 2, "c": 3, "d": 4}), arena=arena)
+    data = benchmark_data(BenchmarkInput(inputs.benchmark, inputs.level, (*inputs.methods, own), SYSTEMS,
+                                         inputs.task_scores, inputs.metrics))
+    # by hand: a can be 1st or 2nd (b overlaps), b 1st to 3rd, c 2nd (a above it) or 3rd, d only 4th
+    assert data["methods"][1]["interval"] == {"low": [1, 1, 2, 4], "high": [2, 3, 3, 4]}
+    assert data["methods"][0]["interval"] is None  # a snapshot without an arena stores no interval

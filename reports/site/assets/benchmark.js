@@ -1,7 +1,7 @@
 /* scorehouse leaderboard site, 3 of 4: the benchmark page, the leaderboard (columns, sort, filters, groups, URL state, drawn rows and columns). */
 (function (S) {
   "use strict";
-  var D = S.D, el = S.el, svg = S.svg, missing = S.missing, fmt = S.fmt, readState = S.readState, writeState = S.writeState, markReady = S.markReady, sortIndices = S.sortIndices, sortableTable = S.sortableTable, whisker = S.whisker, rankChange = S.rankChange, PAGE_SIZE = S.PAGE_SIZE;
+  var D = S.D, el = S.el, svg = S.svg, missing = S.missing, fmt = S.fmt, readState = S.readState, writeState = S.writeState, markReady = S.markReady, sortIndices = S.sortIndices, sortableTable = S.sortableTable, whisker = S.whisker, moveWhisker = S.moveWhisker, rankChange = S.rankChange, PAGE_SIZE = S.PAGE_SIZE;
   var drawViews = S.drawViews;
 
   /* ---------- benchmark ---------- */
@@ -80,13 +80,22 @@
       out.push({ id: "system", label: "system", family: "ranking", kind: "text", value: function (i) { return lower[i]; } });
       out.push({ id: "score", label: "score", family: "ranking", value: function (i) { return m.score[i]; }, descending: true,
         title: "the method's score (its scale depends on the method)" });
-      if (D.interval) out.push({ id: "interval", label: "95% rank range", family: "ranking",
-        value: function (i) { return D.interval.low[i]; },
-        title: "ranks the pairwise 95% Hoeffding intervals cannot exclude (dot: this method's rank)",
-        cell: function (i) {
-          if (missing(D.interval.low[i])) return "—";
-          return el("span", { "class": "interval" }, [whisker(D.interval.low[i], D.interval.high[i], m.rank[i], n),
-            " " + D.interval.low[i] + "–" + D.interval.high[i]]);
+      var interval = m && m.interval ? m.interval : D.interval;  // the method's own interval, or the pairwise fallback
+      if (interval) out.push({ id: "interval", label: "95% rank range", family: "ranking",
+        value: function (i) { return interval.low[i]; },
+        key: function (i) { return interval.low[i] + " " + interval.high[i] + " " + m.rank[i]; },
+        title: (interval === D.interval ? "ranks the pairwise 95% Hoeffding intervals cannot exclude"
+          : "ranks this method's own 95% bootstrap intervals cannot exclude") + " (dot: this method's rank)",
+        draw: function (cell, i) {
+          if (missing(interval.low[i])) { cell.textContent = "—"; return; }
+          var box = cell.firstChild;
+          if (!box || box.nodeName !== "svg") {
+            cell.textContent = "";
+            box = cell.appendChild(whisker());
+            cell.appendChild(document.createTextNode(""));
+          }
+          moveWhisker(box, interval.low[i], interval.high[i], m.rank[i], n);
+          box.nextSibling.data = " " + interval.low[i] + "–" + interval.high[i];
         } });
       if (m && m.stat_group) out.push({ id: "tiedgroup", label: "tied group", family: "ranking",
         value: function (i) { return m.stat_group[i]; },
@@ -98,10 +107,12 @@
         cell: function (i) { return rankChange(m.rank[i], previous[i]); } });
       if (!D.coverage.every(missing)) out.push({ id: "cov", label: "coverage", family: "ranking", descending: true,
         value: function (i) { return D.coverage[i]; }, title: "voters that scored the system (of " + D.voters + ")",
-        cell: function (i) {
-          var bar = el("span", { "class": "bar" });
-          bar.style.width = (D.voters ? Math.round(100 * (D.coverage[i] || 0) / D.voters) : 0) + "%";
-          return el("span", { "class": "coverage" }, [bar, fmt(D.coverage[i])]);
+        key: function (i) { return String(D.coverage[i]); },
+        draw: function (cell, i) {
+          if (!cell.firstChild) cell.appendChild(el("span", { "class": "coverage" }, [el("span", { "class": "bar" }), ""]));
+          var box = cell.firstChild;
+          box.firstChild.style.width = (D.voters ? Math.round(100 * (D.coverage[i] || 0) / D.voters) : 0) + "%";
+          box.lastChild.data = fmt(D.coverage[i]);
         } });
       if (!hidden.meta) D.metadata.forEach(function (field) {
         out.push({ id: "meta:" + field.name, label: field.name, family: "meta", kind: field.kind === "number" ? null : "text",
@@ -152,15 +163,22 @@
     var table = document.getElementById("leaderboard"), scroller = table.parentNode, MARGIN = 600;
     var thead = table.tHead, tbody = table.tBodies[0];
     var pager = document.getElementById("pager"), status = document.getElementById("status");
-    var viewsOf = null, drawn = "", pending = false;
-    scroller.addEventListener("scroll", function () {
+    var viewsOf = null, drawn = "", pending = false, headerDrawn = "", rowsLayout = "", rowNodes = [];
+    var headerCells = {}, sortedBy = "";
+    // Where the table is scrolled to, read when it scrolls or the window resizes, never in update(): reading
+    // scrollLeft after changing the page makes the browser lay it out there and then once again.
+    var view = { left: scroller.scrollLeft, width: scroller.clientWidth || 1400 };
+    function scrolled() {
+      view = { left: scroller.scrollLeft, width: scroller.clientWidth || 1400 };
       if (pending) return;
       pending = true;
       requestAnimationFrame(function () {
         pending = false;
         if (windowed(columns()).map(function (c) { return c.id; }).join(" ") !== drawn) update();
       });
-    });
+    }
+    scroller.addEventListener("scroll", scrolled);
+    window.addEventListener("resize", scrolled);
 
     function saveState(cols) {
       state.m = methodSelect.value;
@@ -183,7 +201,7 @@
     // Only the columns near the visible part of the table are drawn; the others are one empty spacer
     // column on each side as wide as they are, so the scroll bar and positions are those of the full table.
     function windowed(cols) {
-      var left = scroller.scrollLeft - MARGIN, right = scroller.scrollLeft + (scroller.clientWidth || 1400) + MARGIN;
+      var left = view.left - MARGIN, right = view.left + view.width + MARGIN;
       var x = 0, out = [], skipped = 0;
       cols.forEach(function (c) {
         var w = widthOf(c);
@@ -199,7 +217,7 @@
       if (skipped) out.push({ id: "spacer", family: "spacer", width: skipped, spacer: true });
       return out;
     }
-    function header(cols, sortId, descending) {
+    function header(cols) {
       var colgroup = table.querySelector("colgroup") || table.insertBefore(el("colgroup"), thead);
       colgroup.textContent = "";
       var total = 0;
@@ -212,6 +230,7 @@
       });
       table.style.width = total + "px";
       thead.textContent = "";
+      headerCells = {};
       var top = el("tr"), bottom = el("tr");
       var spans = [];
       cols.forEach(function (c) {
@@ -235,58 +254,109 @@
       });
       cols.forEach(function (c) {
         if (c.spacer) { bottom.appendChild(el("td", { "class": "spacer", "aria-hidden": "true" })); return; }
-        var sorted = c.id === sortId;
         var button = el("button", { type: "button", "class": "sort", "data-column": c.id }, [c.label]);
         button.addEventListener("click", function () {
+          var sorted = sortedBy === c.id, descending = state.dir === "desc";
           state.dir = sorted ? (descending ? "asc" : "desc") : (c.descending ? "desc" : "asc");
           state.sort = c.id;
           state.p = "";
           update();
         });
-        bottom.appendChild(el("th", { scope: "col", title: c.title || null, "aria-sort": sorted ? (descending ? "descending" : "ascending") : "none",
+        headerCells[c.id] = bottom.appendChild(el("th", { scope: "col", title: c.title || null, "aria-sort": "none",
           "class": c.kind === "text" ? "text" : "num" }, [button]));
       });
       thead.appendChild(top);
       thead.appendChild(bottom);
+    }
+    // The sorted column's header says so; the header is drawn again only when its columns change.
+    function markSorted(sortId, descending) {
+      sortedBy = sortId;
+      Object.keys(headerCells).forEach(function (id) {
+        var value = id === sortId ? (descending ? "descending" : "ascending") : "none";
+        if (headerCells[id].getAttribute("aria-sort") !== value) headerCells[id].setAttribute("aria-sort", value);
+      });
     }
 
     function update() {
       state.m = methodSelect.value;
       var m = method();
       document.getElementById("method-summary").textContent = m ? m.summary : "";
+      document.getElementById("interval-source").textContent = intervalSource(m);
       var all = columns();
       saveState(all);
       var sortId = state.sort || "rank", descending = state.dir === "desc";
       var sortColumn = all.filter(function (c) { return c.id === sortId; })[0] || all[0];
       var cols = windowed(all);
+      var layout = cols.map(function (c) { return c.id + (c.spacer ? ":" + c.width : ""); }).join(" ");
       drawn = cols.map(function (c) { return c.id; }).join(" ");
       var order = sortIndices(visible(), sortColumn.value, descending, lower);
       var pages = Math.max(1, Math.ceil(order.length / PAGE_SIZE));
       var page = Math.min(Math.max(parseInt(state.p || "0", 10) || 0, 0), pages - 1);
-      header(cols, sortColumn.id, descending);
-      tbody.textContent = "";
-      var rows = document.createDocumentFragment();
-      order.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).forEach(function (i) {
-        var row = el("tr", { "data-system": i });
-        cols.forEach(function (c) {
-          if (c.spacer) {
-            row.appendChild(el("td", { "class": "spacer" }));
-          } else if (c.id === "system") {
-            row.appendChild(el("th", { scope: "row", "class": "system", title: names[i] },
-              [el("a", { href: "../systems/" + D.page + "/" + D.system_pages[i] + ".html#m=" + encodeURIComponent(methodSelect.value) }, [names[i]])]));
-          } else {
-            var text = c.kind === "text" && !missing(c.value(i)) ? String(c.value(i)) : null;  // the whole of a cut value
-            row.appendChild(el("td", { "class": c.kind === "text" ? "text" : "num", "data-column": c.id, title: text },
-              [c.cell ? c.cell(i) : fmt(c.value(i))]));
-          }
-        });
-        rows.appendChild(row);
-      });
-      tbody.appendChild(rows);
+      var headed = layout + "|" + (m ? m.id : "");  // the ranking columns' header names the method
+      if (headed !== headerDrawn) { header(cols); headerDrawn = headed; }
+      markSorted(sortColumn.id, descending);
+      drawRows(order.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE), cols, layout);
       status.textContent = order.length ? "systems " + (page * PAGE_SIZE + 1) + "–" + Math.min(order.length, (page + 1) * PAGE_SIZE) +
         " of " + order.length + " shown (" + n + " in total)" : "no system matches the filters (" + n + " in total)";
       drawPager(page, pages);
-      if (viewsOf !== m) { viewsOf = m; drawViews(m); }  // the views depend on the method alone
+      if (viewsOf !== m) { viewsOf = m; drawViews(m, state); }  // the views depend on the method (the arena on its filters, in state)
+    }
+
+    // The drawn rows are kept and refilled: a sort or filter that keeps the columns sets the text of the cells
+    // that changed and creates no element (rebuilding the 50 rows was most of the script's time of an action).
+    function drawRows(shown, cols, layout) {
+      if (layout !== rowsLayout) { tbody.textContent = ""; rowNodes = []; rowsLayout = layout; }
+      while (rowNodes.length > shown.length) tbody.removeChild(rowNodes.pop().tr);
+      var added = document.createDocumentFragment();
+      shown.forEach(function (i, k) {
+        if (k === rowNodes.length) { rowNodes.push(emptyRow(cols)); added.appendChild(rowNodes[k].tr); }
+        fillRow(rowNodes[k], i, cols);
+      });
+      tbody.appendChild(added);
+    }
+    function emptyRow(cols) {
+      var tr = el("tr"), cells = [], link = null;
+      cols.forEach(function (c) {
+        var cell;
+        if (c.spacer) cell = el("td", { "class": "spacer" });
+        else if (c.id === "system") { link = el("a"); cell = el("th", { scope: "row", "class": "system" }, [link]); }
+        else cell = el("td", { "class": c.kind === "text" ? "text" : "num", "data-column": c.id });
+        tr.appendChild(cell);
+        cells.push(cell);
+      });
+      return { tr: tr, cells: cells, link: link, shown: [], system: -1 };
+    }
+    function fillRow(row, i, cols) {
+      var href = "../systems/" + D.page + "/" + D.system_pages[i] + ".html#m=" + encodeURIComponent(methodSelect.value);
+      if (row.system !== i) { row.tr.setAttribute("data-system", i); row.system = i; }
+      cols.forEach(function (c, k) {
+        var cell = row.cells[k];
+        if (c.spacer) return;
+        if (c.id === "system") {
+          if (row.shown[k] !== names[i]) { cell.title = names[i]; row.link.textContent = names[i]; row.shown[k] = names[i]; }
+          if (row.link.getAttribute("href") !== href) row.link.setAttribute("href", href);
+          return;
+        }
+        if (c.draw) {  // a drawn cell (a whisker, a bar): its elements are moved, only when what they show changed
+          var key = c.key(i);
+          if (row.shown[k] !== key) { c.draw(cell, i); row.shown[k] = key; }
+        } else {
+          var content = c.cell ? c.cell(i) : fmt(c.value(i));
+          if (row.shown[k] !== content) { cell.textContent = content; row.shown[k] = content; }
+        }
+        if (c.kind === "text") {  // the whole of a cut value, in the tooltip
+          var whole = missing(c.value(i)) ? "" : String(c.value(i));
+          if (cell.title !== whole) cell.title = whole;
+        }
+      });
+    }
+
+    function intervalSource(m) {
+      if (m && m.interval) return "95% rank range: " + m.label + "'s own interval (its snapshot's 95% bootstrap rating " +
+        "intervals: the ranks they cannot exclude).";
+      if (D.interval) return "95% rank range: the pairwise fallback, the same for every method (95% Hoeffding intervals " +
+        "of the win probabilities; " + (m ? m.label : "this method") + "'s snapshot stores no interval of its own).";
+      return "No 95% rank range: " + (m ? m.label : "this method") + "'s snapshot stores no interval and this page has no pairwise table.";
     }
 
     function drawPager(page, pages) {

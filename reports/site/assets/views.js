@@ -4,10 +4,10 @@
   var D = S.D, el = S.el, svg = S.svg, missing = S.missing, fmt = S.fmt, readState = S.readState, writeState = S.writeState, markReady = S.markReady, sortIndices = S.sortIndices, sortableTable = S.sortableTable, whisker = S.whisker, rankChange = S.rankChange, PAGE_SIZE = S.PAGE_SIZE;
 
   /* ---------- views beside the leaderboard ---------- */
-  function drawViews(m) {
+  function drawViews(m, state) {
     var views = document.getElementById("views");
     views.textContent = "";
-    if (D.arena) views.appendChild(arenaView());
+    if (D.arena) views.appendChild(arenaView(state));
     if (D.methods.length > 1) views.appendChild(bumpView(m));
     if (D.pairwise) views.appendChild(pairwiseView());
     if (D.critical) views.appendChild(criticalView());
@@ -179,28 +179,69 @@
     box.appendChild(el("div", { "class": "scroll" }, [over]));
     return box;
   }
-  function arenaView() {
+  function arenaView(state) {
+    // The arena leaderboard of the page's battles, or of those with one value of one battle column (judge,
+    // category, language): every value's ratings were computed in Python as 'scorehouse arena --<column> <value>'
+    // would, so choosing one swaps tables and never rates anything here.  One column at a time.
     var A = D.arena, box = section("arena", "Arena", "Bradley–Terry ratings on the Elo scale with 95% bootstrap intervals; " +
       "rank (UB): 1 + the systems whose lower bound is above this system's upper bound.");
-    var order = [];
-    for (var i = 0; i < D.systems.length; i++) if (!missing(A.rank[i])) order.push(i);
-    order = sortIndices(order, function (i) { return A.rank[i]; }, false, D.systems);
-    var lowest = Math.min.apply(null, order.map(function (i) { return A.lower[i]; }));
-    var highest = Math.max.apply(null, order.map(function (i) { return A.upper[i]; }));
+    var columns = [], selects = {};
+    A.selections.forEach(function (s) { if (columns.indexOf(s.column) < 0) columns.push(s.column); });
+    var filters = el("div", { "class": "controls", id: "arena-filters" });
+    columns.forEach(function (column) {
+      var values = A.selections.filter(function (s) { return s.column === column; });
+      var select = el("select", { id: "arena-" + column }, [el("option", { value: "" }, ["all"])].concat(values.map(function (s) {
+        return el("option", { value: s.value }, [s.value + " (" + s.battles + " battles)"]);
+      })));
+      select.value = values.some(function (s) { return s.value === state["a." + column]; }) ? state["a." + column] : "";
+      select.addEventListener("change", function () {
+        columns.forEach(function (other) { if (other !== column) { selects[other].value = ""; state["a." + other] = ""; } });
+        state["a." + column] = select.value;
+        writeState(state);
+        draw();
+      });
+      selects[column] = select;
+      filters.appendChild(el("label", null, [column + " ", select]));
+    });
+    if (columns.length) box.appendChild(filters);
+    var status = el("p", { "class": "status", id: "arena-status", "aria-live": "polite" });
+    box.appendChild(status);
     var table = el("table", { "class": "board", id: "arena-table" });
     table.appendChild(el("thead", null, [el("tr", null, ["rank", "rank (UB)", "system", "rating", "95% interval", "battles", "win rate"].map(
       function (h) { return el("th", { scope: "col" }, [h]); }))]));
-    table.appendChild(el("tbody", null, order.map(function (i) {
-      var bar = svg("svg", { width: 110, height: 14, "aria-hidden": "true", "class": "whisker" });
-      function x(v) { return 4 + 102 * (v - lowest) / Math.max(highest - lowest, 1e-9); }
-      bar.appendChild(svg("line", { x1: x(A.lower[i]), x2: x(A.upper[i]), y1: 7, y2: 7, "class": "range" }));
-      bar.appendChild(svg("circle", { cx: x(A.rating[i]), cy: 7, r: 3, "class": "point" }));
-      return el("tr", null, [el("td", { "class": "num" }, [String(A.rank[i])]), el("td", { "class": "num" }, [String(A.rank_ub[i])]),
-        el("th", { scope: "row" }, [D.systems[i]]), el("td", { "class": "num" }, [A.rating[i].toFixed(1)]),
-        el("td", { "class": "num" }, [bar, " [" + A.lower[i].toFixed(1) + ", " + A.upper[i].toFixed(1) + "]"]),
-        el("td", { "class": "num" }, [String(A.n_battles[i])]), el("td", { "class": "num" }, [A.win_rate[i].toFixed(3)])]);
-    })));
+    var tbody = table.appendChild(el("tbody"));
     box.appendChild(el("div", { "class": "scroll" }, [table]));
+    function chosen() {
+      var column = columns.filter(function (c) { return selects[c].value; })[0];
+      return column ? A.selections.filter(function (s) { return s.column === column && s.value === selects[column].value; })[0] : null;
+    }
+    function draw() {
+      var choice = chosen(), board = choice ? choice.board : A;
+      tbody.textContent = "";
+      if (!board) {
+        status.textContent = "No ratings of the battles with " + choice.column + " = " + choice.value + ": " + choice.error;
+        return;
+      }
+      status.textContent = choice ? "The " + choice.battles + " battles with " + choice.column + " = " + choice.value +
+        " (as 'scorehouse arena --" + choice.column + " " + choice.value + "' rates them)" : "All the battles of this page";
+      var order = [];
+      for (var i = 0; i < D.systems.length; i++) if (!missing(board.rank[i])) order.push(i);
+      order = sortIndices(order, function (i) { return board.rank[i]; }, false, D.systems);
+      var lowest = Math.min.apply(null, order.map(function (i) { return board.lower[i]; }));
+      var highest = Math.max.apply(null, order.map(function (i) { return board.upper[i]; }));
+      function x(v) { return 4 + 102 * (v - lowest) / Math.max(highest - lowest, 1e-9); }
+      order.forEach(function (i) {
+        var bar = svg("svg", { width: 110, height: 14, "aria-hidden": "true", "class": "whisker" });
+        bar.appendChild(svg("line", { x1: x(board.lower[i]), x2: x(board.upper[i]), y1: 7, y2: 7, "class": "range" }));
+        bar.appendChild(svg("circle", { cx: x(board.rating[i]), cy: 7, r: 3, "class": "point" }));
+        tbody.appendChild(el("tr", null, [el("td", { "class": "num" }, [String(board.rank[i])]),
+          el("td", { "class": "num" }, [String(board.rank_ub[i])]), el("th", { scope: "row" }, [D.systems[i]]),
+          el("td", { "class": "num" }, [board.rating[i].toFixed(1)]),
+          el("td", { "class": "num" }, [bar, " [" + board.lower[i].toFixed(1) + ", " + board.upper[i].toFixed(1) + "]"]),
+          el("td", { "class": "num" }, [String(board.n_battles[i])]), el("td", { "class": "num" }, [board.win_rate[i].toFixed(3)])]));
+      });
+    }
+    draw();
     return box;
   }
 
