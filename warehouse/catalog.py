@@ -391,10 +391,18 @@ def build_catalog(warehouse: Warehouse, metrics: pl.DataFrame, state: str, path:
     the state; return the damaged files (:func:`warehouse.integrity.check_files`), left out of the views.
 
     DuckDB's write-ahead log beside it is removed whatever happens (before, a failed build
-    left one ``.tmp.wal`` file per try).
+    left one ``.tmp.wal`` file per try).  DuckDB reads a ``?`` in a database path as the start of
+    connection options (the log of ``runs?/catalog.duckdb`` went to ``runs.wal?/catalog.duckdb``), so
+    a catalog for such a path is built in a private temporary folder and copied there; reading it
+    (read-only, no log) works.
     """
     import duckdb
 
+    if "?" in str(path):  # DuckDB reads it as the start of options, and writes its log elsewhere: build aside
+        with tempfile.TemporaryDirectory(prefix="scorehouse-catalog-") as private:
+            damaged = build_catalog(warehouse, metrics, state, Path(private) / "catalog.duckdb")
+            shutil.copyfile(Path(private) / "catalog.duckdb", path)
+        return damaged
     damaged, checked = check_files(warehouse.home, recorded_hashes(warehouse.home), previous_checks(warehouse))
     try:
         with duckdb.connect(str(path)) as con:
