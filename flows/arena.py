@@ -24,9 +24,10 @@ from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.rank import rank_levels, selected_battles
 from scorehouse.warehouse.battle_filters import BattleSelection
 from scorehouse.warehouse.queries import battle_loads
-from scorehouse.warehouse.schema import ARENA_METHOD, BATTLE_LEVEL, METRICS
+from scorehouse.warehouse.partitions import battle_fingerprint
+from scorehouse.warehouse.schema import ARENA_METHOD, BATTLE_LEVEL
 from scorehouse.warehouse.snapshots import (
-    SnapshotRequest, canonical_parameters, code_version, coverage_frame, input_fingerprint, write_snapshot,
+    SnapshotRequest, canonical_parameters, code_version, coverage_frame, write_snapshot,
 )
 from scorehouse.warehouse.storage import Warehouse
 
@@ -87,7 +88,7 @@ def arena_flow(
     played = int(leaderboard.get_column("n_battles").sum()) // 2  # each battle counts for both its systems
     request = SnapshotRequest(
         benchmark=benchmark, level=BATTLE_LEVEL, method=ARENA_METHOD, parameters=outcome.parameters,
-        input_fingerprint=input_fingerprint(list(load_ids), pl.DataFrame(schema=METRICS)), load_ids=load_ids,
+        input_fingerprint=battle_fingerprint(load_ids), load_ids=load_ids,
         code_version=code_version(), n_voters=played, n_systems=leaderboard.height,
         notes=(f"Bradley-Terry on {played} battles, Elo scale anchored at "
                f"{'the mean (1000)' if anchor is None else repr(anchor) + ' (1000)'}; "

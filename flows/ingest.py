@@ -382,6 +382,17 @@ def ingest_batch(
     errors, and safely: the archive is content-addressed and the batch's files
     are named by its loads and written atomically.
     """
+    try:
+        return commit_batch(warehouse, plans, format, benchmark, trust_pickle, reparse, columns)
+    finally:  # the raw copies of files that did not commit (skipped, failed, a full disk) go with the run
+        warehouse.discard_raw(plan.sha for plan in plans)
+
+
+def commit_batch(
+    warehouse: Warehouse, plans: list[FilePlan], format: str | None, benchmark: str | None, trust_pickle: bool,
+    reparse: bool, columns: dict[str, str] | None,
+) -> list[FileOutcome]:
+    """:func:`ingest_batch`'s work: read the files, validate them outside the lock, commit them under it."""
     read = read_files(warehouse, plans, format, benchmark, trust_pickle, reparse, columns)
     outcomes = [outcome for outcome, _ in read]
     made = [(outcome, new) for outcome, new in read if new is not None]
@@ -532,6 +543,7 @@ def ingest_files(
     (:func:`rejected`).
     """
     checked_metric_rules(warehouse)
+    warehouse.remove_dead_raw()
     plans = plan_files(warehouse, files, origins or [str(f) for f in files], format, benchmark, trust_pickle, reparse,
                        columns)
     plans = [replace(plan, in_folder=plan.path in walked) for plan in plans]

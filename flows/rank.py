@@ -45,7 +45,7 @@ from scorehouse.aggregators import (
     played_matrix,
 )
 from scorehouse.flows.catalog_state import ensure_current_catalog, has_committed
-from scorehouse.flows.reconcile import stale_runs
+from scorehouse.flows.reconcile import stale_battle_runs, stale_runs
 from scorehouse.aggregators.pairwise import co_scored, counted_coverage_partial, coverage_partial
 from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.progress import progress as progress_of
@@ -55,17 +55,17 @@ from scorehouse.transforms.rank_plan import (
     elo_without_timestamps, ranked_ballots, run_method, with_min_coverage,
 )
 from scorehouse.warehouse.partitions import (
-    Partition, benchmark_shape, coverage_levels, current_fingerprints, read_metrics, read_partition_arrow,
+    Partition, battle_fingerprint, benchmark_shape, coverage_levels, current_fingerprints, read_metrics,
+    read_partition_arrow,
 )
 from scorehouse.warehouse.battle_filters import BattleFilters, BattleSelection
 from scorehouse.warehouse.queries import battle_loads, benchmark_scores, read_battles
-from scorehouse.warehouse.schema import BATTLE_LEVEL, METRICS
+from scorehouse.warehouse.schema import BATTLE_LEVEL
 from scorehouse.warehouse.snapshots import (
     SnapshotRequest,
     canonical_parameters,
     code_version,
     coverage_frame,
-    input_fingerprint,
     write_snapshot,
 )
 from scorehouse.warehouse.storage import Warehouse
@@ -339,7 +339,7 @@ def rank_battles(
     except AggregationError as error:  # nothing left to rank (every battle a dropped both-bad tie)
         outcome.error = str(error)
         return outcome
-    fingerprint = input_fingerprint(list(load_ids), pl.DataFrame(schema=METRICS))
+    fingerprint = battle_fingerprint(load_ids)
     return store_results(warehouse, outcome, results, fingerprint, load_ids, version, coverage,
                          extra={BATTLE_LEVEL: selection.parameters()})
 
@@ -474,7 +474,8 @@ def reconcile_rankings(
 ) -> list[BenchmarkOutcome]:
     """Rank again each (benchmark, level) of ``benchmarks`` (None: all) whose latest snapshots were not
     computed from its current inputs, with those snapshots' methods and parameters
-    (:func:`flows.reconcile.stale_runs`) and with the defaults, as the rank that should have followed the change.
+    (:func:`flows.reconcile.stale_runs`) and with the defaults, as the rank that should have followed the change;
+    and each stale battles series with its recorded methods and battle selection (:func:`flows.reconcile.stale_battle_runs`).
 
     The catalog must be current (the caller made it so).  Rankings are derived state: whatever
     stopped a run between a load's commit and its rank, the next ``rank``/``refresh`` catches up.
@@ -484,6 +485,9 @@ def reconcile_rankings(
         # the stale series as they were asked, and the defaults, as the rank after the change would have run
         outcomes += rank_as_recorded(warehouse, benchmark, level, runs, version, parallel, progress)
         outcomes.append(rank_benchmark(warehouse, benchmark, level, None, version, parallel, progress))
+    loads = battle_loads(warehouse)
+    for (benchmark, _), (selection, runs) in stale_battle_runs(warehouse, loads, benchmarks).items():
+        outcomes.append(rank_battles(warehouse, benchmark, runs, selection, loads[benchmark], version))
     return outcomes
 
 

@@ -9,17 +9,22 @@ catalog is reconciled on every command (:mod:`flows.catalog_state`), and so are 
 its stale snapshots, whatever crashed before.  Plain functions, no Prefect.
 
 The current fingerprint is the one every rank records (:func:`warehouse.partitions.current_fingerprints`),
-computed without reading a score.  Battle and arena snapshots are not reconciled here (their parameters hold battle filters).
+computed without reading a score.  A battles snapshot is stale when the current battle loads of its
+benchmark are not the ones it ranked (a new battles load); it is ranked again with its recorded
+methods and battle selection (filters and both-bad rule).  Arena snapshots are not reconciled yet.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import polars as pl
 
 from scorehouse.transforms.rank_plan import MethodRun
-from scorehouse.warehouse.partitions import current_fingerprints
+from scorehouse.warehouse.battle_filters import BattleSelection
+from scorehouse.warehouse.partitions import battle_fingerprint, current_fingerprints
+from scorehouse.warehouse.schema import ARENA_METHOD, BATTLE_LEVEL
 from scorehouse.warehouse.snapshots import latest_manifests
 from scorehouse.warehouse.storage import Warehouse
 
@@ -53,3 +58,26 @@ def stale_runs(warehouse: Warehouse, benchmarks: list[str] | None = None) -> dic
     return stale
 
 
+
+
+def stale_battle_runs(
+    warehouse: Warehouse, loads: Mapping[str, tuple[str, ...]], benchmarks: list[str] | None = None,
+) -> dict[tuple[str, str], tuple[BattleSelection, list[MethodRun]]]:
+    """Per (benchmark, recorded battle selection) whose latest battles snapshots ranked other battle loads than
+    the benchmark's current ones (``loads``: :func:`warehouse.queries.battle_loads`), the selection and the
+    method runs of those snapshots; ``benchmarks`` limits it.  A benchmark with no current battles is left out."""
+    latest = latest_manifests(warehouse).filter((pl.col("level") == BATTLE_LEVEL) & (pl.col("method") != ARENA_METHOD))
+    if benchmarks is not None:
+        latest = latest.filter(pl.col("benchmark").is_in(benchmarks))
+    stale: dict[tuple[str, str], tuple[BattleSelection, list[MethodRun]]] = {}
+    for benchmark, method, parameters, fingerprint in latest.select(
+        "benchmark", "method", "parameters", "input_fingerprint"
+    ).iter_rows():
+        if benchmark not in loads or battle_fingerprint(loads[benchmark]) == fingerprint:
+            continue
+        recorded = json.loads(parameters)
+        selection = recorded.pop(BATTLE_LEVEL, {})
+        key = (benchmark, json.dumps(selection, sort_keys=True))
+        runs = stale.setdefault(key, (BattleSelection.from_parameters(selection), []))[1]
+        runs.append(MethodRun.from_parameters(method, recorded))
+    return stale

@@ -15,7 +15,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,12 +24,20 @@ if TYPE_CHECKING:  # only an annotation here: the lock's users need not load Pol
     import polars as pl
 
 
+def aside_path(target: Path) -> Path:
+    """The hidden temporary name of this process next to ``target`` that it is written under."""
+    return target.with_name(f".{target.name}.{os.getpid()}.tmp")
+
+
+ASIDE_NAME = re.compile(r"\.(?P<target>.+)\.(?P<pid>\d+)\.tmp")
+
+
 @contextmanager
 def written_aside(target: Path) -> Iterator[Path]:
     """Yield a temporary path next to ``target``; rename it onto ``target`` once the block ends."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    aside = aside_path(target)
     aside.unlink(missing_ok=True)  # left by a crashed run that had the same process id
     try:
         yield aside
@@ -73,9 +81,47 @@ def write_parquet(frame: pl.DataFrame, target: Path) -> Path:
 
 def copy_file(source: Path, target: Path) -> Path:
     """Copy ``source`` byte for byte to ``target``; return the path."""
-    with written_aside(target) as aside:
+    return publish(copy_aside(source, target))
+
+
+def copy_aside(source: Path, target: Path) -> Path:
+    """Copy ``source`` byte for byte under ``target``'s aside name (:func:`aside_path`), to be renamed onto it
+    by a later commit (:func:`publish`); return the aside path.  A failed copy leaves nothing."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    aside = aside_path(target)
+    try:
         shutil.copyfile(source, aside)
-    return Path(target)
+    except BaseException:
+        aside.unlink(missing_ok=True)
+        raise
+    return aside
+
+
+def publish(aside: Path) -> Path:
+    """Rename an aside file (:func:`aside_path`) onto its target; return the target."""
+    target = aside.with_name(ASIDE_NAME.fullmatch(aside.name)["target"])
+    os.replace(aside, target)
+    return target
+
+
+def remove_dead_asides(files: Iterable[Path]) -> None:
+    """Remove the aside files (:func:`aside_path`) among ``files`` whose process no longer runs (it was killed
+    between the write and the rename); a running process's are its own, to publish or remove."""
+    for path in files:
+        match = ASIDE_NAME.fullmatch(path.name)
+        if match and not process_runs(int(match["pid"])):
+            path.unlink(missing_ok=True)
+
+
+def process_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, as another user
+        return True
+    return True
 
 
 @contextmanager

@@ -220,6 +220,7 @@ def view_statements(warehouse: Warehouse, damaged: frozenset[str] = frozenset())
     """The CREATE VIEW statements of the catalog, in dependency order (after the ``metrics`` table);
     the ``damaged`` files (paths relative to the home, :mod:`warehouse.integrity`) are left out."""
     home = warehouse.home
+    committed = warehouse.committed_batches()
     raw_scores = _score_files(warehouse, damaged)
     score_columns = ", ".join(f"s.{c}" for c in SCORES)
     raw_battles = relation("benchmark=*/*.parquet", home / "battles", BATTLES, hive=True, by_name=True)
@@ -268,12 +269,12 @@ def view_statements(warehouse: Warehouse, damaged: frozenset[str] = frozenset())
         f"""CREATE VIEW systems AS SELECT * EXCLUDE (loaded_at) FROM ({SYSTEM.latest(
             f"SELECT s.*, l.loaded_at FROM ({relation('*.parquet', home / 'systems', {**SYSTEMS, 'load_id': pl.String()})}) "
             "AS s JOIN loads AS l USING (load_id) WHERE l.is_current")})""",
-        f"CREATE VIEW quarantine AS {relation('*.parquet', home / 'quarantine', QUARANTINE)}",
+        f"CREATE VIEW quarantine AS {relation('*.parquet', home / 'quarantine', QUARANTINE, batches=committed)}",
         f"CREATE VIEW rejected_files AS {relation('*.parquet', home / 'rejected', REJECTED)}",
         f"""CREATE VIEW battles AS
             SELECT {battle_columns} FROM ({raw_battles}) AS b JOIN loads AS l USING (load_id) WHERE l.is_current""",
         f"CREATE VIEW battles_quarantine AS "
-        f"{relation('*.parquet', home / 'battles_quarantine', BATTLES_QUARANTINE, by_name=True)}",
+        f"{relation('*.parquet', home / 'battles_quarantine', BATTLES_QUARANTINE, by_name=True, batches=committed)}",
         f"CREATE VIEW analyses AS {relation('*.parquet', home / 'analysis_manifests', ANALYSIS_MANIFEST)}",
         f"CREATE VIEW latest_analyses AS {ANALYSIS.latest('SELECT * FROM analyses')}",
         *(_analysis_view(home, table) for table in ANALYSIS_VIEWS),
@@ -395,10 +396,18 @@ def build_catalog(warehouse: Warehouse, metrics: pl.DataFrame, state: str, path:
     the state; return the damaged files (:func:`warehouse.integrity.check_files`), left out of the views.
 
     DuckDB's write-ahead log beside it is removed whatever happens (before, a failed build
-    left one ``.tmp.wal`` file per try).
+    left one ``.tmp.wal`` file per try).  DuckDB reads a ``?`` in a database path as the start of
+    connection options (the log of ``runs?/catalog.duckdb`` went to ``runs.wal?/catalog.duckdb``), so
+    a catalog for such a path is built in a private temporary folder and copied there; reading it
+    (read-only, no log) works.
     """
     import duckdb
 
+    if "?" in str(path):  # DuckDB reads it as the start of options, and writes its log elsewhere: build aside
+        with tempfile.TemporaryDirectory(prefix="scorehouse-catalog-") as private:
+            damaged = build_catalog(warehouse, metrics, state, Path(private) / "catalog.duckdb")
+            shutil.copyfile(Path(private) / "catalog.duckdb", path)
+        return damaged
     damaged, checked = check_files(warehouse.home, recorded_hashes(warehouse.home), previous_checks(warehouse))
     try:
         with duckdb.connect(str(path)) as con:

@@ -203,6 +203,14 @@ def current_fingerprints(warehouse: Warehouse, benchmarks: list[str]) -> dict[tu
     return {(b, level): input_fingerprint(ids, metrics[b]) for b, level, ids in loads.iter_rows()}
 
 
+def battle_fingerprint(load_ids: tuple[str, ...] | list[str]) -> str:
+    """The input fingerprint of a benchmark's battles: the loads of its current battles (a battle has no metric,
+    so no catalog entry); recorded by a battles or arena snapshot and compared with by the reconciliation."""
+    from scorehouse.warehouse.snapshots import input_fingerprint
+
+    return input_fingerprint(list(load_ids), pl.DataFrame(schema=METRICS))
+
+
 def read_metrics(warehouse: Warehouse, benchmark: str) -> pl.DataFrame:
     """The metric catalog entries (:data:`METRICS`) of ``benchmark``."""
     path = warehouse.home / "metrics.parquet"

@@ -105,27 +105,40 @@ def empty_relation(schema: dict[str, pl.DataType], extra: tuple[str, ...] = ()) 
 
 def relation(
     files: str, directory: Path, schema: dict[str, pl.DataType], hive: bool = False, by_name: bool = False,
+    batches: frozenset[str] | None = None,
 ) -> str:
-    """A SELECT over the Parquet files matching ``files`` in ``directory``, or an empty typed one.
+    """A SELECT over the Parquet files matching ``files`` in ``directory`` now, or an empty typed one.
 
-    ``by_name``: the files are read by column name over the typed empty relation, so files written before a
-    column of ``schema`` existed read it as null.
+    The files are listed when the SQL is made, never globbed when it runs: a catalog's views read
+    the files of the committed state it was built from, not a mixture with files committed since
+    (a load manifest committed after the build made an older load no longer current while the new
+    load's scores were not listed: a reader counted rows of no committed state).  ``batches``: only
+    the files named by these batches (a batch's quarantine is written before its manifest).
+    ``by_name``: the files are read by column name over the typed empty relation, so files written
+    before a column of ``schema`` existed read it as null.
     """
     extra = ("level",) if hive else ()
-    if any(directory.glob(files)):
-        options = (", hive_partitioning = true" if hive else "") + (", union_by_name = true" if by_name else "")
-        read = f"SELECT * FROM read_parquet({sql_glob(directory, files)}{options})"
-        return f"{empty_relation(schema, extra)} UNION ALL BY NAME {read}" if by_name else read
-    return empty_relation(schema, extra)
+    found = sorted(directory.glob(files))
+    if batches is not None:
+        found = [f for f in found if f.stem in batches]
+    if not found:
+        return empty_relation(schema, extra)
+    options = (", hive_partitioning = true" if hive else "") + (", union_by_name = true" if by_name else "")
+    read = f"SELECT * FROM read_parquet({listed(found)}{options})"
+    return f"{empty_relation(schema, extra)} UNION ALL BY NAME {read}" if by_name else read
+
+
+def listed(files: list[Path]) -> str:
+    """``files`` as a DuckDB list of paths, each glob-escaped: DuckDB reads a list's items as globs too."""
+    return "[" + ", ".join(sql_literal(glob_escaped(f)) for f in files) + "]"
 
 
 def files_relation(files: list[Path], schema: dict[str, pl.DataType], extra: tuple[str, ...] = ()) -> str:
     """A SELECT over exactly ``files`` (Parquet; hive-partitioned when ``extra`` names partition columns),
-    or an empty typed one.  Each path is glob-escaped: DuckDB reads a list's items as globs too."""
+    or an empty typed one."""
     if not files:
         return empty_relation(schema, extra)
-    listed = ", ".join(sql_literal(glob_escaped(f)) for f in files)
-    return f"SELECT * FROM read_parquet([{listed}]{', hive_partitioning = true' if extra else ''})"
+    return f"SELECT * FROM read_parquet({listed(files)}{', hive_partitioning = true' if extra else ''})"
 
 
 def loads_relation(home: Path) -> str:
@@ -135,10 +148,7 @@ def loads_relation(home: Path) -> str:
     reads it as null (a plain ``read_parquet`` over mixed files would drop the column), and
     ``parser_version`` as :data:`UNVERSIONED_PARSER`, ``batch_id`` as the load id (one file per load).
     """
-    manifests = empty_relation(LOADS)
-    if any((home / "loads").glob("*.parquet")):
-        files = sql_glob(home / "loads", "*.parquet")
-        manifests += f" UNION ALL BY NAME SELECT * FROM read_parquet({files}, union_by_name = true)"
+    manifests = relation("*.parquet", home / "loads", LOADS, by_name=True)
     versioned = (f"SELECT * REPLACE (coalesce(parser_version, {UNVERSIONED_PARSER}) AS parser_version, "
                  f"coalesce(batch_id, load_id) AS batch_id) FROM ({manifests})")
     return f"SELECT *, {LOAD.window()} = 1 AS is_current FROM ({versioned})"

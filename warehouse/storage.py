@@ -30,9 +30,10 @@ write and the lock go through :mod:`warehouse.atomic`.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -154,13 +155,40 @@ class Warehouse:
             yield taken
 
     def archive_raw(self, path: Path) -> str:
-        """Copy ``path`` into the content-addressed raw archive; return its sha256."""
+        """Copy ``path`` aside into the content-addressed raw archive; return its sha256.
+
+        The copy joins the archive with the record that names it, renamed into place just before
+        the manifest of its load (:meth:`write_loads`, :meth:`write_battles_load`) or with its
+        rejection (:meth:`record_rejected`): bytes of a file that never committed (a full disk, a
+        failure, a skipped file) are removed by the run (:meth:`discard_raw`), and those of a
+        killed run by the next ingest (:meth:`remove_dead_raw`).
+        """
         sha = sha256_of(path)
         suffixes = "".join(path.suffixes[-2:]) if len("".join(path.suffixes[-2:])) <= 16 else ""
         target = self.dir("raw") / sha[:2] / f"{sha}{suffixes}"
         if not target.exists():
-            atomic.copy_file(path, target)
+            atomic.copy_aside(path, target)
         return sha
+
+    def staged_copies(self, sha: str) -> list[Path]:
+        """This process's raw copies of ``sha`` not yet in the archive (:meth:`archive_raw`)."""
+        return list((self.dir("raw") / sha[:2]).glob(f".{sha}*.{os.getpid()}.tmp"))
+
+    def publish_raw(self, shas: Iterable[str]) -> None:
+        """Put this process's raw copies of ``shas`` in the archive (a commit is about to name them)."""
+        for sha in shas:
+            for aside in self.staged_copies(sha):
+                atomic.publish(aside)
+
+    def discard_raw(self, shas: Iterable[str]) -> None:
+        """Remove this process's raw copies of ``shas`` that no commit published."""
+        for sha in shas:
+            for aside in self.staged_copies(sha):
+                aside.unlink(missing_ok=True)
+
+    def remove_dead_raw(self) -> None:
+        """Remove the raw copies of ingests that were killed before their commit (their process is gone)."""
+        atomic.remove_dead_asides(self.dir("raw").glob("*/.*.tmp"))
 
     def raw_path(self, sha: str) -> Path:
         """The archived bytes of the file whose sha256 is ``sha``."""
@@ -226,6 +254,7 @@ class Warehouse:
             put(pl.concat(layouts), self.dir("segment_layouts") / f"{batch}.parquet")
         put(coverage_of(leveled), self.dir("coverage") / f"{batch}.parquet")
         record_hashes(self.home, "loads", batch, written)
+        self.publish_raw(new.record.sha256 for new in loads)
         manifests = manifest_frame([(new.record, new.loaded_at) for new in loads], batch)
         atomic.write_parquet(manifests, self.dir("loads") / f"{batch}.parquet")
 
@@ -268,6 +297,7 @@ class Warehouse:
         written.append(self.dir("coverage") / f"{record.load_id}.parquet")
         atomic.write_parquet(pl.DataFrame(schema=COVERAGE), written[-1])
         record_hashes(self.home, "loads", record.load_id, written)
+        self.publish_raw([record.sha256])
         atomic.write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
 
     def battles_path(self, benchmark: str, load_id: str) -> Path:
@@ -336,7 +366,8 @@ class Warehouse:
         atomic.write_text(rules.write_csv(), path)
 
     def record_rejected(self, file: str, sha: str, line: int | None, reason: str) -> None:
-        """Remember a file that could not be parsed (its bytes are in the raw archive)."""
+        """Remember a file that could not be parsed, with its bytes in the raw archive."""
+        self.publish_raw([sha])
         frame = pl.DataFrame(
             [{"file": file, "sha256": sha, "line": line, "reason": reason, "rejected_at": datetime.now(UTC)}],
             schema=REJECTED,

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.rankings import SUPERGLUE
+from tests.reliability.test_failed_ingest_leaves_nothing import archived, named
 
 REPO = Path(__file__).resolve().parents[2]
 GLUE = SUPERGLUE.with_name("leaderboards - GLUE.csv")
@@ -54,11 +55,12 @@ def test_a_full_disk_is_named_leaves_no_temporary_file_and_keeps_readers_working
     assert scorehouse(home, "ingest", str(small)).returncode == 0
     assert scorehouse(home, "rank").returncode == 0
 
-    fill(small_disk, leave=8 * 1024)  # room for no more than a few small files
+    fill(small_disk, leave=16 * 1024)  # room for the raw copy of GLUE (11 KB), not for its load
     ingest = scorehouse(home, "ingest", str(GLUE))
     assert ingest.returncode == 1
     assert "no space left on the disk" in ingest.stderr
     assert temporary_files(home) == []
+    assert archived(home) == (named(home), [])  # no raw copy of the file that did not commit
 
     (small_disk / "filler").unlink()
     fill(small_disk, leave=24 * 1024)  # a snapshot fits (a few KiB), a new catalog does not
