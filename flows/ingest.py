@@ -28,7 +28,7 @@ from scorehouse.transforms.catalog import declared_rules
 from scorehouse.transforms.parsers import FORMATS, Format, ParseError, UnrecognisedFormatError, choose_format
 from scorehouse.transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE, NotScoresError, Parsed
 from scorehouse.transforms.segment_layouts import reconcile
-from scorehouse.transforms.validate import reason_counts, validate_loads
+from scorehouse.transforms.validate import reason_counts_per, validate_loads
 from scorehouse.transforms.validate_battles import ValidatedBattles, validate_battles
 from scorehouse.flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from scorehouse.flows.common import refresh_catalog
@@ -287,14 +287,14 @@ def parse_prepared(
     (:attr:`transforms.parsers.base.Format.parse_batch`) in one call, the others one by one."""
     out: list[Parsed | Exception | None] = [None] * len(prepared)
     together: dict[str, list[int]] = {}
+    alone: list[int] = []
     for i, item in enumerate(prepared):
         if item.fmt.parse_batch is not None and not columns:
             together.setdefault(item.fmt.name, []).append(i)
-            continue
-        try:
-            out[i] = item.fmt.read(item.plan.path, benchmark, columns)
-        except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
-            out[i] = error
+        else:
+            alone.append(i)
+    # The batches first: what they read is then known to the files read alone (an MTEB model_meta.json compares
+    # the versions of its model's results, :func:`transforms.parsers.mteb.result_version`).
     for places in together.values():
         fmt = prepared[places[0]].fmt
         try:
@@ -303,6 +303,11 @@ def parse_prepared(
             results = [error] * len(places)
         for i, result in zip(places, results, strict=True):
             out[i] = result
+    for i in alone:
+        try:
+            out[i] = prepared[i].fmt.read(prepared[i].plan.path, benchmark, columns)
+        except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
+            out[i] = error
     return out
 
 
@@ -386,10 +391,16 @@ def ingest_batch(
             warehouse.write_battles_load(record, checked.battles, checked.quarantine)
     landed = [(outcome, new.record, new.quarantine) for (outcome, _), new in zip(scores, validated, strict=True)]
     landed += [(outcome, record, checked.quarantine) for outcome, (record, checked) in battles]
-    for outcome, record, quarantine in landed:
+    held = [(index, quarantine.get_column("reason")) for index, (_, _, quarantine) in enumerate(landed) if quarantine.height]
+    reasons = reason_counts_per(
+        pl.concat([column for _, column in held]),
+        pl.Series([index for index, _ in held], dtype=pl.UInt32).repeat_by(
+            pl.Series([column.len() for _, column in held], dtype=pl.UInt32)).explode(),
+    ) if held else {}
+    for index, (outcome, record, _) in enumerate(landed):
         warehouse.forget_rejected(record.sha256)
         outcome.rows_landed, outcome.rows_quarantined = record.rows_landed, record.rows_quarantined
-        outcome.quarantine_reasons = reason_counts(quarantine) if quarantine.height else {}
+        outcome.quarantine_reasons = reasons.get(index, {})
         if record.rows_quarantined and not record.rows_landed:
             fail_all_quarantined(warehouse, outcome, record)
     return outcomes
