@@ -32,7 +32,7 @@ from scorehouse.transforms.validate import reason_counts_per, validate_loads
 from scorehouse.transforms.validate_battles import ValidatedBattles, validate_battles
 from scorehouse.flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from scorehouse.flows.common import refresh_catalog
-from scorehouse.flows.ingest_plan import BATCH_FILES, FilePlan, batches, indexed_rows, plan_files
+from scorehouse.flows.ingest_plan import BATCH_FILES, FilePlan, batches, indexed_rows, plan_files, reading_keys
 from scorehouse.flows.lineage import (
     ReparseError, benchmark_option, folder_of, lineage_notices, load_id_of, mapping_of, stale_loads,
 )
@@ -63,6 +63,7 @@ class FileOutcome:
     error: str | None = None
     parser_version: int | None = None  # of the load made or found
     reparsed: bool = False  # re-derived from the raw archive by ``--reparse``
+    settled: bool = False  # skipped or rejected for what its bytes are: the same file is not read again
 
 
 @dataclass
@@ -224,18 +225,19 @@ def rejected(
     reads as text or bears no score extension: folders of results hold run logs and settings beside the
     scores.  Given by name, such a file stays an error.
     """
+    settled = isinstance(error, ParseError)  # the bytes' fault (or the options'), not a passing I/O error
     if isinstance(error, NotScoresError):
-        return FileOutcome(origin, "skipped", error=error.message_for(origin), reparsed=reparse)
+        return FileOutcome(origin, "skipped", error=error.message_for(origin), reparsed=reparse, settled=settled)
     if isinstance(error, UnrecognisedFormatError) and in_folder and error.skippable:
         return FileOutcome(origin, "skipped", error=f"{origin}: not a score file (unrecognised)",
-                           reparsed=reparse)
+                           reparsed=reparse, settled=settled)
     if isinstance(error, ParseError):
         line, problem, message = error.line, error.problem, error.message_for(origin)
     else:
         line, problem = None, f"{type(error).__name__}: {error}"
         message = f"{origin}: {problem}"
     warehouse.record_rejected(origin, sha, line, problem)
-    return FileOutcome(origin, "rejected", error=message, reparsed=reparse)
+    return FileOutcome(origin, "rejected", error=message, reparsed=reparse, settled=settled)
 
 
 @dataclass(frozen=True)
@@ -525,12 +527,13 @@ def ingest_files(
     """
     checked_metric_rules(warehouse)
     plans = plan_files(warehouse, files, origins or [str(f) for f in files], format, benchmark, trust_pickle, reparse,
-                       columns)
-    plans = [replace(plan, in_folder=plan.path in walked) for plan in plans]
+                       columns, walked)
     # by the plan's place: the same path given twice is two plans, the second "same" as the first
     outcomes: list[FileOutcome | None] = [
         FileOutcome(p.origin, "unchanged", p.load_id, p.format, parser_version=p.parser_version)
-        if p.action == "unchanged" else None
+        if p.action == "unchanged"
+        else FileOutcome(p.origin, p.outcome, error=p.message, reparsed=reparse, settled=True)
+        if p.action == "known" else None
         for p in plans
     ]
     still_failed(warehouse, [o for o in outcomes if o is not None])
@@ -539,8 +542,8 @@ def ingest_files(
     work = [(warehouse, batch, format, benchmark, trust_pickle, reparse, columns) for batch in grouped]
     with progress_of("ingest", len(plans), progress and not parallel) as done:
         for plan in plans:
-            if plan.action == "unchanged":
-                done(f"{plan.path.name} unchanged")
+            if plan.action in ("unchanged", "known"):
+                done(f"{plan.path.name} {plan.outcome or plan.action}")
         if parallel:
             results = runtime.map_steps(ingest_batch, work, True)
         else:
@@ -560,8 +563,10 @@ def ingest_files(
                                           rows_landed=0, rows_quarantined=0, quarantine_reasons={}, problems=())
                 done(f"{plan.path.name} {status}")
     formats = [o.format if o.status in ("loaded", "unchanged") else None for o in outcomes]
+    settled = [(o.status, o.error) if o.settled and o.status in ("skipped", "rejected") else None for o in outcomes]
     with warehouse.write_lock():
-        record_files(warehouse.home, indexed_rows(plans, formats))
+        record_files(warehouse.home, indexed_rows(plans, formats, settled,
+                                                  reading_keys(format, benchmark, trust_pickle, columns)))
     return outcomes
 
 
