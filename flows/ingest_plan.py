@@ -7,7 +7,9 @@ size, modification and change times and inode match the file index of the home
 (:mod:`warehouse.file_index`: it says why the change time makes this safe) is
 neither hashed nor sniffed: its hash and format are the index's.  Every other
 file is hashed (sha256) and its format detected, and is indexed once its load is
-committed or found (:func:`indexed_rows`).
+committed or found (:func:`indexed_rows`).  A file skipped or rejected for what its
+bytes are is indexed too, with that outcome: it is ``known`` next time, and not read
+again (:func:`settled_outcomes` says when the outcome still stands).
 
 The rules are those of one file at a time (load ids: :mod:`flows.lineage`),
 decided against the warehouse as it was when the run started, so two files of
