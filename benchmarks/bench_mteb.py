@@ -76,6 +76,7 @@ def main() -> None:
     parser.add_argument("copy", type=Path, help="a local copy of the embeddings-benchmark/results repository")
     parser.add_argument("--every", type=int, default=1, help="take every K-th model folder (1: the whole repository)")
     parser.add_argument("--json", type=Path, help="write the results to this JSON file")
+    parser.add_argument("--keep-home", type=Path, help="ingest into this new folder and keep it (default: a temporary one)")
     parser.add_argument("--floor-of", nargs="*", type=Path, help=argparse.SUPPRESS)  # the floor's own process
     options = parser.parse_args()
     if options.floor_of is not None:
@@ -90,7 +91,9 @@ def main() -> None:
         result = {"models": len(folders), "result_files": files, "every": options.every, "cores": os.cpu_count(),
                   "load_average_before": [round(x, 1) for x in os.getloadavg()]}
         result["floor"] = floor_measured(folders, env, Path(tmp) / "floor.json")
-        home = ["--home", f"{tmp}/wh"]
+        if options.keep_home is not None and options.keep_home.exists():
+            raise SystemExit(f"--keep-home {options.keep_home} exists: give a new folder")
+        home = ["--home", str(options.keep_home or f"{tmp}/wh")]
         paths = [str(f) for f in folders]
         result["ingest"] = measured(["ingest", *home, *paths], env)
         result["rerun"] = measured(["ingest", *home, *paths], env)

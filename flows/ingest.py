@@ -10,62 +10,45 @@ Re-ingesting the same bytes with the same format and benchmark is a no-op:
 the load id is a hash of exactly those and of the format's parser version.
 A file already loaded by an older parser version stays as it is unless
 re-parsed (:mod:`flows.reparse`, ``--reparse``).
+
+Where each step lives: the plan of the run (which files to read, in which
+batches) is :mod:`flows.ingest_plan`; a batch's read (archive, parse, record) is
+:mod:`flows.ingest_read`; its validation :mod:`flows.ingest_validate`; this module
+runs the batches, commits each (:func:`ingest_batch`) and indexes the files.
 """
 
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
 
 from scorehouse import runtime
-from scorehouse.aggregators.errors import NotFoundError, ScorehouseError
+from scorehouse.aggregators.errors import NotFoundError
 from scorehouse.transforms.catalog import declared_rules
-from scorehouse.transforms.parsers import FORMATS, Format, ParseError, UnrecognisedFormatError, choose_format
-from scorehouse.transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE, NotScoresError, Parsed
-from scorehouse.transforms.segment_layouts import reconcile
-from scorehouse.transforms.validate import reason_counts, validate_loads
-from scorehouse.transforms.validate_battles import ValidatedBattles, validate_battles
+from scorehouse.transforms.parsers import FORMATS
+from scorehouse.transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE
+from scorehouse.transforms.validate import reason_counts_per
 from scorehouse.flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from scorehouse.flows.common import refresh_catalog
-from scorehouse.flows.ingest_plan import BATCH_FILES, FilePlan, batches, indexed_rows, plan_files
-from scorehouse.flows.lineage import (
-    ReparseError, benchmark_option, folder_of, lineage_notices, load_id_of, mapping_of, stale_loads,
+from scorehouse.flows.ingest_plan import BATCH_FILES, FilePlan, batches, indexed_rows, plan_files, reading_keys
+from scorehouse.flows.ingest_read import FileOutcome, read_files
+from scorehouse.flows.ingest_validate import (
+    battle_load, fail_all_quarantined, reconciled_layouts, validated_loads,
 )
+from scorehouse.flows.lineage import ReparseError, benchmark_option, lineage_notices, mapping_of, stale_loads
 from scorehouse.flows.progress import progress as progress_of
 from scorehouse.warehouse.file_index import record_files
 from scorehouse.warehouse.names import check_benchmark_name
-from scorehouse.warehouse.schema import QUARANTINE, SCORES
-from scorehouse.warehouse.storage import LoadRecord, NewLoad, RawMissingError, Warehouse
+from scorehouse.warehouse.storage import RawMissingError, Warehouse
 
 # Files in a data folder that document it rather than hold scores.
 DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")
 UNREADABLE = "a file without read permission"
-
-
-@dataclass
-class FileOutcome:
-    """What happened to one input file."""
-
-    path: str
-    status: str  # "loaded", "unchanged", "skipped" (a known file without scores), "rejected"
-    load_id: str | None = None
-    format: str | None = None
-    benchmarks: tuple[str, ...] = ()
-    rows_in: int = 0
-    rows_landed: int = 0
-    rows_quarantined: int = 0
-    quarantine_reasons: dict[str, int] = field(default_factory=dict)  # rows per reason class
-    problems: tuple[str, ...] = ()
-    error: str | None = None
-    parser_version: int | None = None  # of the load made or found
-    reparsed: bool = False  # re-derived from the raw archive by ``--reparse``
 
 
 @dataclass
@@ -194,175 +177,6 @@ def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path], list[
     return [f for f in files if f not in documents], documents, skipped
 
 
-def source_name(path: Path, fmt: Format) -> str:
-    """The file as a source: its name, with its folder for formats that take names from it."""
-    folder = fmt.folder(path)
-    return path.name if folder is None else f"{folder}/{path.name}"
-
-
-def load_record(
-    path: Path, fmt: Format, parsed: Parsed, load_id: str, sha: str, origin: str, reverts: str | None = None,
-    columns: dict[str, str] | None = None,
-) -> tuple[LoadRecord, tuple[str, ...]]:
-    """The manifest of the load of ``path`` (row counts of the validation to come) from what ``fmt`` parsed,
-    and the problems to report; ``origin`` is the file it came from, ``reverts`` the earlier load of the same
-    bytes this load makes current again, ``columns`` the user's column mapping (role -> the file's column)
-    for formats that take one.  Raises when the rows cannot name a partition."""
-    named = parsed.benchmarks
-    for name in named:  # each names a partition folder (a query of the rows' benchmarks per file, not two)
-        check_benchmark_name(name)
-    benchmarks = ",".join(named)
-    record = LoadRecord(
-        load_id=load_id,
-        source=f"{fmt.name}:{benchmarks}:{source_name(path, fmt)}",
-        file_name=origin,
-        sha256=sha,
-        format=fmt.name,
-        parser_version=fmt.parser_version,
-        benchmark=benchmarks,
-        rows_in=parsed.rows.height,
-        rows_landed=0,
-        rows_quarantined=0,
-        reverts=reverts,
-        columns=json.dumps(columns, sort_keys=True) if columns else None,
-    )
-    problems = parsed.problems + ((f"reverts its source to load {reverts}",) if reverts else ())
-    return record, problems
-
-
-def rejected(
-    warehouse: Warehouse, origin: str, sha: str, error: Exception, reparse: bool, in_folder: bool = False,
-) -> FileOutcome:
-    """The outcome of a file whose bytes could not be read, detected, parsed or named: recorded, never raised.
-
-    Only this file's bytes were being read, so whatever it raised (a parse error, a Polars
-    cast of a malformed column, a benchmark name that cannot name a partition, an input
-    limit, an unreadable or corrupt stream) is this file's rejection with the reason, and
-    the other files of the run go on.  A file recognised as holding no scores is skipped, and so is a file
-    ``in_folder`` (found by walking a folder given to ingest, or an inbox) that no format recognises and that
-    reads as text or bears no score extension: folders of results hold run logs and settings beside the
-    scores.  Given by name, such a file stays an error.
-    """
-    if isinstance(error, NotScoresError):
-        return FileOutcome(origin, "skipped", error=error.message_for(origin), reparsed=reparse)
-    if isinstance(error, UnrecognisedFormatError) and in_folder and error.skippable:
-        return FileOutcome(origin, "skipped", error=f"{origin}: not a score file (unrecognised)",
-                           reparsed=reparse)
-    if isinstance(error, ParseError):
-        line, problem, message = error.line, error.problem, error.message_for(origin)
-    else:
-        line, problem = None, f"{type(error).__name__}: {error}"
-        message = f"{origin}: {problem}"
-    warehouse.record_rejected(origin, sha, line, problem)
-    return FileOutcome(origin, "rejected", error=message, reparsed=reparse)
-
-
-@dataclass(frozen=True)
-class ParsedFile:
-    """A file's load before validation: its manifest, what the parser read, and when (its ``loaded_at``)."""
-
-    record: LoadRecord
-    parsed: Parsed
-    read_at: datetime
-
-
-class FileChangedError(ScorehouseError, OSError):
-    """A file whose bytes changed between the plan of the run and its read."""
-
-    retryable = True
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A file of a batch archived and its format chosen: what its parse needs."""
-
-    plan: FilePlan
-    fmt: Format
-    load_id: str
-
-
-def prepare_file(
-    warehouse: Warehouse, plan: FilePlan, format: str | None, benchmark: str | None, trust_pickle: bool, reparse: bool,
-    columns: dict[str, str] | None,
-) -> Prepared | FileOutcome:
-    """Archive one file and choose its format and load id; its rejection when that fails."""
-    sha = warehouse.archive_raw(plan.path)
-    if sha != plan.sha:
-        error = FileChangedError(f"the file changed while it was being ingested; ingest {plan.origin} again")
-        return rejected(warehouse, plan.origin, sha, error, reparse, plan.in_folder)
-    try:
-        fmt = choose_format(plan.path, format=format, trust_pickle=trust_pickle)
-        load_id = plan.load_id or load_id_of(
-            sha, fmt.name, benchmark, folder_of(plan.path, fmt), fmt.parser_version, columns)
-    except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
-        return rejected(warehouse, plan.origin, sha, error, reparse, plan.in_folder)
-    return Prepared(plan, fmt, load_id)
-
-
-def parse_prepared(
-    prepared: list[Prepared], benchmark: str | None, columns: dict[str, str] | None,
-) -> list[Parsed | Exception]:
-    """What each prepared file parses to, or what it raised: the files of a format that reads batches
-    (:attr:`transforms.parsers.base.Format.parse_batch`) in one call, the others one by one."""
-    out: list[Parsed | Exception | None] = [None] * len(prepared)
-    together: dict[str, list[int]] = {}
-    for i, item in enumerate(prepared):
-        if item.fmt.parse_batch is not None and not columns:
-            together.setdefault(item.fmt.name, []).append(i)
-            continue
-        try:
-            out[i] = item.fmt.read(item.plan.path, benchmark, columns)
-        except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
-            out[i] = error
-    for places in together.values():
-        fmt = prepared[places[0]].fmt
-        try:
-            results: list[Parsed | Exception] = list(fmt.parse_batch([prepared[i].plan.path for i in places], benchmark))
-        except Exception as error:  # noqa: BLE001 - a failure of the batch parser is each of its files' rejection
-            results = [error] * len(places)
-        for i, result in zip(places, results, strict=True):
-            out[i] = result
-    return out
-
-
-def read_files(
-    warehouse: Warehouse, plans: list[FilePlan], format: str | None, benchmark: str | None, trust_pickle: bool,
-    reparse: bool, columns: dict[str, str] | None = None,
-) -> list[tuple[FileOutcome, ParsedFile | None]]:
-    """The files of a batch: each archived and parsed; its outcome and the load to commit (None when there is none).
-
-    Bytes already loaded by an older parser version of the format were planned
-    ``unchanged`` unless ``reparse`` (:mod:`flows.ingest_plan`); a file read here
-    makes a load of the current version, or the revert its plan names.  ``columns`` maps roles to the
-    file's columns (``--model-a COL``, ``--system COL`` ...; read by a format that takes a mapping,
-    ``battles`` or ``user-table``): part of the load's identity, so the same bytes read with another
-    mapping are another load.
-    """
-    steps = [prepare_file(warehouse, plan, format, benchmark, trust_pickle, reparse, columns) for plan in plans]
-    prepared = [step for step in steps if isinstance(step, Prepared)]
-    parsed = dict(zip(map(id, prepared), parse_prepared(prepared, benchmark, columns), strict=True))
-    out: list[tuple[FileOutcome, ParsedFile | None]] = []
-    for step in steps:
-        if isinstance(step, FileOutcome):
-            out.append((step, None))
-            continue
-        plan, result = step.plan, parsed[id(step)]
-        try:
-            if isinstance(result, Exception):
-                raise result
-            record, problems = load_record(plan.path, step.fmt, result, step.load_id, plan.sha, plan.origin,
-                                           plan.reverts, columns)
-        except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
-            out.append((rejected(warehouse, plan.origin, plan.sha, error, reparse, plan.in_folder), None))
-            continue
-        outcome = FileOutcome(
-            plan.origin, "loaded", record.load_id, record.format, tuple(record.benchmark.split(",")), record.rows_in,
-            problems=problems, parser_version=record.parser_version, reparsed=reparse,
-        )
-        out.append((outcome, ParsedFile(record, result, datetime.now(UTC))))
-    return out
-
-
 @runtime.step(io=True)
 def ingest_batch(
     warehouse: Warehouse, plans: list[FilePlan], format: str | None, benchmark: str | None, trust_pickle: bool,
@@ -373,7 +187,7 @@ def ingest_batch(
     One task run per batch rather than per file: Prefect's bookkeeping of a
     run (about 0.3 s) costs more than reading a small file, and a batch is one
     unit to retry or to send to a Dask worker.  A format of many small files
-    reads the batch's files in one call (:func:`parse_prepared`); either way a
+    reads the batch's files in one call (:func:`flows.ingest_read.parse_prepared`); either way a
     file that cannot be parsed is that file's outcome (``rejected``), never
     the batch's; the rows of the batch are validated at once, each within its
     own load (:func:`transforms.validate.validate_loads`).  Files of battles
@@ -416,10 +230,16 @@ def commit_batch(
             warehouse.write_battles_load(record, checked.battles, checked.quarantine)
     landed = [(outcome, new.record, new.quarantine) for (outcome, _), new in zip(scores, validated, strict=True)]
     landed += [(outcome, record, checked.quarantine) for outcome, (record, checked) in battles]
-    for outcome, record, quarantine in landed:
+    held = [(index, quarantine.get_column("reason")) for index, (_, _, quarantine) in enumerate(landed) if quarantine.height]
+    reasons = reason_counts_per(
+        pl.concat([column for _, column in held]),
+        pl.Series([index for index, _ in held], dtype=pl.UInt32).repeat_by(
+            pl.Series([column.len() for _, column in held], dtype=pl.UInt32)).explode(),
+    ) if held else {}
+    for index, (outcome, record, _) in enumerate(landed):
         warehouse.forget_rejected(record.sha256)
         outcome.rows_landed, outcome.rows_quarantined = record.rows_landed, record.rows_quarantined
-        outcome.quarantine_reasons = reason_counts(quarantine) if quarantine.height else {}
+        outcome.quarantine_reasons = reasons.get(index, {})
         if record.rows_quarantined and not record.rows_landed:
             fail_all_quarantined(warehouse, outcome, record)
     return outcomes
@@ -439,83 +259,6 @@ def still_failed(warehouse: Warehouse, unchanged: list[FileOutcome]) -> None:
             outcome.status = "rejected"
             outcome.error = (f"{outcome.path}: already loaded, and every one of its {counts[outcome.load_id]} row(s) "
                              "was quarantined; see the quarantine views, and read it with other options")
-
-
-def fail_all_quarantined(warehouse: Warehouse, outcome: FileOutcome, record: LoadRecord) -> None:
-    """A file whose every row was quarantined is a failure (``rejected``: exit 1), not "loaded": nothing of it can be
-    ranked, so it was most likely read the wrong way (a numeric judgement without ``--winner-scale``).  Its rows stay
-    in the quarantine view with their reasons."""
-    reasons = ", ".join(f"{reason} ({n})" for reason, n in sorted(outcome.quarantine_reasons.items(), key=lambda r: -r[1]))
-    view = "battles_quarantine" if outcome.format == "battles" else "quarantine"
-    problem = f"every one of its {record.rows_quarantined} row(s) was quarantined: {reasons}; see the {view} view"
-    warehouse.record_rejected(outcome.path, record.sha256, None, problem)
-    outcome.status, outcome.error = "rejected", f"{outcome.path}: {problem}"
-
-
-def reconciled_layouts(
-    warehouse: Warehouse, scores: list[tuple[FileOutcome, ParsedFile]]
-) -> list[tuple[FileOutcome, ParsedFile]]:
-    """The WMT segment files among ``scores`` checked, in order, against the stored layouts and each other.
-
-    What a disagreement does is :func:`transforms.segment_layouts.reconcile`'s rule; the outcome
-    reports it.  A file is not checked against the loads of its own source, which it replaces
-    (a corrected file must not be judged by the file it corrects).  Files numbered globally go
-    first: their positions are what they say, where a file numbered per document infers them.
-    """
-    if not any(new.parsed.segment_layouts is not None for _, new in scores):
-        return scores
-    known = warehouse.segment_layouts()
-    checked = list(scores)
-    for index in sorted(range(len(scores)), key=lambda i: inferred_positions(scores[i][1].parsed)):
-        outcome, new = scores[index]  # a loop over files: each is checked against the ones before it
-        others = known.filter(pl.col("source") != new.record.source).drop("source")
-        parsed, problems = reconcile(new.parsed, others)
-        if parsed.segment_layouts is not None:
-            mine = parsed.segment_layouts.with_columns(source=pl.lit(new.record.source))
-            known = pl.concat([known.filter(pl.col("source") != new.record.source), mine])
-        outcome.problems = outcome.problems + problems
-        checked[index] = (outcome, replace(new, parsed=parsed))
-    return checked
-
-
-def inferred_positions(parsed: Parsed) -> bool:
-    """Whether a file numbers some test set per document (its positions are inferred from its documents' order)."""
-    layouts = parsed.segment_layouts
-    return layouts is not None and bool((layouts.get_column("numbering") == "per-document").any())
-
-
-def battle_load(new: ParsedFile) -> tuple[LoadRecord, ValidatedBattles]:
-    """A file of battles validated: its manifest with the row counts, and its battles and quarantine."""
-    checked = validate_battles(new.parsed.rows, file=new.record.file_name, load_id=new.record.load_id)
-    return replace(new.record, rows_landed=checked.battles.height, rows_quarantined=checked.quarantine.height), checked
-
-
-def validated_loads(parsed: list[ParsedFile]) -> list[NewLoad]:
-    """The parsed files of scores validated together: their loads, with their manifests' row counts.
-
-    Rows whose values are numbers (typed formats) and rows of text are validated apart: one value column each.
-    """
-    typed = [new.parsed.rows.schema["value"].is_float() for new in parsed]
-    scores, quarantine = {}, {}
-    for kind in set(typed):
-        group = [new for new, t in zip(parsed, typed, strict=True) if t == kind]
-        heights = pl.Series([new.parsed.rows.height for new in group], dtype=pl.UInt32)
-        rows = pl.concat([new.parsed.rows for new in group], how="diagonal_relaxed").with_columns(
-            # each load's name repeated over its rows: two columns for the batch, not two per file
-            file=pl.Series([new.record.file_name for new in group], dtype=pl.String).repeat_by(heights).explode(),
-            load_id=pl.Series([new.record.load_id for new in group], dtype=pl.String).repeat_by(heights).explode(),
-        )
-        checked = validate_loads(rows)
-        scores.update(checked.scores.partition_by("load_id", as_dict=True, maintain_order=True))
-        quarantine.update(checked.quarantine.partition_by("load_id", as_dict=True, maintain_order=True))
-    out = []
-    no_scores, no_quarantine = pl.DataFrame(schema=SCORES), pl.DataFrame(schema=QUARANTINE)  # once, not per load
-    for new in parsed:
-        key = (new.record.load_id,)
-        landed, held = scores.get(key, no_scores), quarantine.get(key, no_quarantine)
-        record = replace(new.record, rows_landed=landed.height, rows_quarantined=held.height)
-        out.append(NewLoad(record, landed, held, new.read_at, new.parsed.systems, new.parsed.segment_layouts))
-    return out
 
 
 def ingest_files(
@@ -545,12 +288,13 @@ def ingest_files(
     checked_metric_rules(warehouse)
     warehouse.remove_dead_raw()
     plans = plan_files(warehouse, files, origins or [str(f) for f in files], format, benchmark, trust_pickle, reparse,
-                       columns)
-    plans = [replace(plan, in_folder=plan.path in walked) for plan in plans]
+                       columns, walked)
     # by the plan's place: the same path given twice is two plans, the second "same" as the first
     outcomes: list[FileOutcome | None] = [
         FileOutcome(p.origin, "unchanged", p.load_id, p.format, parser_version=p.parser_version)
-        if p.action == "unchanged" else None
+        if p.action == "unchanged"
+        else FileOutcome(p.origin, p.outcome, error=p.message, reparsed=reparse, settled=True)
+        if p.action == "known" else None
         for p in plans
     ]
     still_failed(warehouse, [o for o in outcomes if o is not None])
@@ -559,8 +303,8 @@ def ingest_files(
     work = [(warehouse, batch, format, benchmark, trust_pickle, reparse, columns) for batch in grouped]
     with progress_of("ingest", len(plans), progress and not parallel) as done:
         for plan in plans:
-            if plan.action == "unchanged":
-                done(f"{plan.path.name} unchanged")
+            if plan.action in ("unchanged", "known"):
+                done(f"{plan.path.name} {plan.outcome or plan.action}")
         if parallel:
             results = runtime.map_steps(ingest_batch, work, True)
         else:
@@ -580,8 +324,10 @@ def ingest_files(
                                           rows_landed=0, rows_quarantined=0, quarantine_reasons={}, problems=())
                 done(f"{plan.path.name} {status}")
     formats = [o.format if o.status in ("loaded", "unchanged") else None for o in outcomes]
+    settled = [(o.status, o.error) if o.settled and o.status in ("skipped", "rejected") else None for o in outcomes]
     with warehouse.write_lock():
-        record_files(warehouse.home, indexed_rows(plans, formats))
+        record_files(warehouse.home, indexed_rows(plans, formats, settled,
+                                                  reading_keys(format, benchmark, trust_pickle, columns)))
     return outcomes
 
 

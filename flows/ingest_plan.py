@@ -7,7 +7,9 @@ size, modification and change times and inode match the file index of the home
 (:mod:`warehouse.file_index`: it says why the change time makes this safe) is
 neither hashed nor sniffed: its hash and format are the index's.  Every other
 file is hashed (sha256) and its format detected, and is indexed once its load is
-committed or found (:func:`indexed_rows`).
+committed or found (:func:`indexed_rows`).  A file skipped or rejected for what its
+bytes are is indexed too, with that outcome: it is ``known`` next time, and not read
+again (:func:`settled_outcomes` says when the outcome still stands).
 
 The rules are those of one file at a time (load ids: :mod:`flows.lineage`),
 decided against the warehouse as it was when the run started, so two files of
@@ -29,6 +31,8 @@ are each decided against the loads before the run:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
 from dataclasses import dataclass, replace
@@ -56,7 +60,8 @@ class FilePlan:
     origin: str  # the file the bytes came from (``path`` may be a staged copy of the raw archive)
     sha: str
     size: int
-    action: str  # "read"; "unchanged" (``load_id`` names its load); "same" as the file ``same_as`` of this run
+    action: str  # "read"; "unchanged" (``load_id`` names its load); "same" as the file ``same_as`` of this run;
+    # "known": skipped or rejected as the file index says (``outcome``, ``message``), not read again
     format: str | None = None  # of an unchanged load
     load_id: str | None = None  # of an unchanged load, or the revert to make
     parser_version: int | None = None  # of an unchanged load
@@ -65,17 +70,23 @@ class FilePlan:
     in_folder: bool = False  # found by walking a folder (an unrecognised text file there is skipped, not rejected)
     indexed: bool = False  # hash and format taken from the file index (not read this run)
     stat: tuple[int, ...] = ()  # the file's (mtime_ns, ctime_ns, inode, stated_ns) before it was hashed
+    outcome: str | None = None  # of a "known" file: "skipped" or "rejected"
+    message: str | None = None  # of a "known" file: what the report says of it
 
 
 def plan_files(
     warehouse: Warehouse, paths: list[Path], origins: list[str], format: str | None, benchmark: str | None,
     trust_pickle: bool, reparse: bool, columns: dict[str, str] | None = None,
+    walked: set[Path] | frozenset[Path] = frozenset(),
 ) -> list[FilePlan]:
     """What to do with each of ``paths`` (module docstring), in their order; ``columns`` is the column mapping
-    the files are read with (part of a load's identity, :func:`flows.lineage.load_id_of`)."""
+    the files are read with (part of a load's identity, :func:`flows.lineage.load_id_of`); ``walked`` are the
+    files found by walking a folder (``in_folder``)."""
     stats = stat_frame(paths, time.time_ns())  # before any hash: a file changed after it does not match later
     known = known_files(warehouse.home, stats)
     indexed = dict(zip(known.get_column("file").to_list(), known.select("sha256", "format").rows(), strict=True))
+    in_folder = [p in walked for p in paths]
+    settled = settled_outcomes(paths, in_folder, known, reading_keys(format, benchmark, trust_pickle, columns))
     shas = [indexed[i][0] if i in indexed else sha256_of(p) for i, p in enumerate(paths)]
     manifests = warehouse.manifests()
     counts = pl.Series(shas, dtype=pl.String).value_counts()
@@ -94,8 +105,11 @@ def plan_files(
                                load_id_of(sha, fmt.name, benchmark, folder, version, columns), fmt.name, sha))
     sizes = stats.get_column("size").to_list()
     stated = stats.select("mtime_ns", "ctime_ns", "inode", "indexed_ns").rows()
-    plans = [FilePlan(p, o, s, n, "read", indexed=i in indexed, stat=t)
-             for i, (p, o, s, n, t) in enumerate(zip(paths, origins, shas, sizes, stated, strict=True))]
+    plans = [FilePlan(p, o, s, n, "read", in_folder=f, indexed=i in indexed, stat=t)
+             for i, (p, o, s, n, f, t) in enumerate(zip(paths, origins, shas, sizes, in_folder, stated, strict=True))]
+    for i, (outcome, message) in settled.items():
+        if str(paths[i]) == origins[i]:  # a staged copy of the raw archive is re-parsed, never taken as known
+            plans[i] = replace(plans[i], action="known", outcome=outcome, message=message)
     if not candidates:
         return plans
     frame = pl.DataFrame(candidates, schema=["file", "version", "current", "load_id", "format", "sha256"], orient="row")
@@ -115,6 +129,36 @@ def plan_files(
     return plans
 
 
+def reading_keys(format: str | None, benchmark: str | None, trust_pickle: bool,
+                 columns: dict[str, str] | None) -> dict[bool, str]:
+    """What a skip or rejection of a file was decided under, for a file found by walking a folder (True) or given
+    by name (False): the options of the run and the parser version of every format (a new parser may read it)."""
+    parsers = sorted((f.name, f.parser_version) for f in FORMATS.values())
+    return {in_folder: hashlib.sha256(json.dumps([format, benchmark, trust_pickle, columns, parsers, in_folder],
+                                                 sort_keys=True).encode()).hexdigest()[:16]
+            for in_folder in (False, True)}
+
+
+def settled_outcomes(paths: list[Path], in_folder: list[bool], known: pl.DataFrame,
+                     keys: dict[bool, str]) -> dict[int, tuple[str, str]]:
+    """The files (by place) the index says were skipped or rejected as this run would (``keys[in_folder[i]]``):
+    their outcome and message.
+
+    Whether a file is skipped may depend on the files beside it (an MTEB result superseded by its copy in
+    another revision folder, a ``model_meta.json`` by the results of another): a recorded outcome stands only
+    when every file of this run under the same folder two levels up is known to the index unchanged.
+    """
+    scopes = [p.parent.parent for p in paths]
+    found = set(known.get_column("file").to_list())
+    changed = {scope for i, scope in enumerate(scopes) if i not in found}
+    out = {}
+    for i, outcome, message, reading in known.filter(pl.col("outcome").is_not_null()).select(
+            "file", "outcome", "message", "reading").iter_rows():
+        if reading == keys[in_folder[i]] and scopes[i] not in changed:
+            out[i] = (outcome, message)
+    return out
+
+
 def format_of(path: Path, format: str | None, trust_pickle: bool, indexed: str | None) -> Format | None:
     """The format ``path`` is read with: ``format`` if given, else the one the file index recorded for its bytes,
     else detected; None when it cannot be told (the file's read says what is wrong with it)."""
@@ -126,20 +170,27 @@ def format_of(path: Path, format: str | None, trust_pickle: bool, indexed: str |
         return None
 
 
-def indexed_rows(plans: list[FilePlan], formats: list[str | None]) -> pl.DataFrame:
-    """File-index rows (:data:`warehouse.file_index.FILE_INDEX`) of the plans hashed this run whose loads exist
-    (``formats[i]`` is the format of plan ``i``'s load, None when it has none), with the stat taken before
-    the hash: a file changed since then has a newer change time, so it does not match next time."""
-    chosen = [(p, f) for p, f in zip(plans, formats, strict=True)
-              if f is not None and not p.indexed and str(p.path) == p.origin]
+def indexed_rows(plans: list[FilePlan], formats: list[str | None], settled: list[tuple[str, str] | None],
+                 keys: dict[bool, str]) -> pl.DataFrame:
+    """File-index rows (:data:`warehouse.file_index.FILE_INDEX`) of the plans read this run whose loads exist
+    (``formats[i]`` is the format of plan ``i``'s load, None when it has none) or whose outcome follows from
+    their bytes (``settled[i]``: skipped or rejected, and the message; None otherwise), with the stat taken
+    before the hash: a file changed since then has a newer change time, so it does not match next time.
+    ``keys`` are the run's :func:`reading_keys`."""
+    chosen = [(p, f, o) for p, f, o in zip(plans, formats, settled, strict=True)
+              if (f is not None or o is not None) and p.action != "known" and str(p.path) == p.origin
+              and not (p.indexed and f is not None)]
     columns = ("mtime_ns", "ctime_ns", "inode", "indexed_ns")
     return pl.DataFrame(
         {
-            "path": [os.path.abspath(p.path) for p, _ in chosen],
-            "size": [p.size for p, _ in chosen],
-            **{c: [p.stat[k] for p, _ in chosen] for k, c in enumerate(columns)},
-            "sha256": [p.sha for p, _ in chosen],
-            "format": [f for _, f in chosen],
+            "path": [os.path.abspath(p.path) for p, _, _ in chosen],
+            "size": [p.size for p, _, _ in chosen],
+            **{c: [p.stat[k] for p, _, _ in chosen] for k, c in enumerate(columns)},
+            "sha256": [p.sha for p, _, _ in chosen],
+            "format": [f for _, f, _ in chosen],
+            "outcome": [o[0] if o else None for _, _, o in chosen],
+            "message": [o[1] if o else None for _, _, o in chosen],
+            "reading": [keys[p.in_folder] if o else None for p, _, o in chosen],
         },
         schema=FILE_INDEX,
     )

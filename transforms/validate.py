@@ -155,13 +155,22 @@ REASON_CLASSES = {
 
 def reason_counts(quarantine: pl.DataFrame) -> dict[str, int]:
     """Quarantined rows per reason class (:data:`REASON_CLASSES`), most first; a reason of no class is its own."""
+    return reason_counts_per(quarantine.get_column("reason"), pl.Series([0] * quarantine.height, dtype=pl.UInt32)).get(0, {})
+
+
+def reason_counts_per(reasons: pl.Series, groups: pl.Series) -> dict[int, dict[str, int]]:
+    """:func:`reason_counts` of the rows of each group (``groups[i]`` is the group of ``reasons[i]``): one query
+    for a batch's quarantined rows, not one per load."""
     reason = pl.col("reason")
     classed = pl.lit(None, dtype=pl.String)
     for label, pattern in reversed(REASON_CLASSES.items()):
         classed = pl.when(reason.str.contains(pattern)).then(pl.lit(label)).otherwise(classed)
     counts = (
-        quarantine.select(reason_class=pl.coalesce(classed, reason))
-        .group_by("reason_class").len()
-        .sort(["len", "reason_class"], descending=[True, False])
+        pl.DataFrame({"group": groups, "reason": reasons})
+        .group_by("group", reason_class=pl.coalesce(classed, reason)).len()
+        .sort(["group", "len", "reason_class"], descending=[False, True, False])
     )
-    return dict(counts.iter_rows())
+    out: dict[int, dict[str, int]] = {}
+    for group, reason_class, n in counts.iter_rows():
+        out.setdefault(group, {})[reason_class] = n
+    return out

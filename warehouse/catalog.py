@@ -79,6 +79,7 @@ from scorehouse.warehouse.schema import (
     ANALYSIS_MANIFEST,
     BATTLES,
     BATTLES_QUARANTINE,
+    COVERAGE,
     GROUP_KEYS,
     METRICS,
     QUARANTINE,
@@ -89,6 +90,7 @@ from scorehouse.warehouse.schema import (
     SYSTEMS,
     VOTER_KEYS,
     VOTER_SEPARATOR,
+    conform,
 )
 from scorehouse.warehouse.integrity import CHECKED, check_files, recorded_hashes
 from scorehouse.warehouse.snapshots import SNAPSHOT_RANKING
@@ -105,6 +107,7 @@ from scorehouse.warehouse.sql import (
     relation,
     sql_literal,
     glob_escaped,
+    query_files,
     sql_glob,
 )
 from scorehouse.warehouse.storage import Warehouse, metric_rule_files
@@ -287,9 +290,18 @@ def query_frame(con, sql: str, parameters: list | None = None) -> pl.DataFrame: 
 
 
 def current_metric_keys(warehouse: Warehouse) -> pl.DataFrame:
-    """Distinct (benchmark, task, metric) of the current scores, read from the loads' coverage."""
-    return (warehouse.coverage_scan().select("benchmark", "task", "metric").unique()
-            .sort("benchmark", "task", "metric").collect(engine="streaming"))
+    """Distinct (benchmark, task, metric) of the current scores, read from the loads' coverage, sorted.
+
+    A DuckDB query: its distinct stays within a few hundred MB on the whole MTEB results repository
+    (41 M coverage rows, 685,000 keys), where Polars' streaming unique of the same scan held 3.2 GB.
+    """
+    schema = {"benchmark": pl.String(), "task": pl.String(), "metric": pl.String()}
+    coverage = files_relation(warehouse.coverage_files(warehouse.manifests().filter("is_current")), COVERAGE)
+    keys = query_files(
+        f"""SELECT DISTINCT benchmark, task, metric FROM ({coverage})
+            WHERE load_id IN (SELECT load_id FROM ({loads_relation(warehouse.home)}) WHERE is_current)
+            ORDER BY benchmark, task, metric""")
+    return conform(keys, schema)
 
 
 # Folders whose Parquet files' names say what the views show: the load manifests (a load is

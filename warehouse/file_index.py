@@ -2,7 +2,7 @@
 
 ``<home>/file_index.parquet`` has a row per file an ingest loaded or found unchanged: its absolute
 path, size, modification and change times (ns), inode, the sha256 of its bytes and the format it
-was read with.  The next ingest stats every file (one system call each, no read) and takes the hash
+was read with; and per file it skipped or rejected for what its bytes are, that outcome and why.  The next ingest stats every file (one system call each, no read) and takes the hash
 and format of a file whose size, times and inode all match its row; only the others are hashed and
 sniffed.  The change time (``ctime``) is what makes this safe: any write, rename or restore of a
 file sets it to the present and no user call can set it back, so a file rewritten with its old size
@@ -30,7 +30,14 @@ FILE_INDEX: dict[str, pl.DataType] = {
     "sha256": pl.String(),
     "format": pl.String(),
     "indexed_ns": pl.Int64(),  # when the file was stat'ed and hashed
+    # A file without a load: "skipped" (it holds no scores) or "rejected" (it cannot be read), with the
+    # report's ``message``, decided under the options and parsers ``reading`` names (flows.ingest_plan).
+    "outcome": pl.String(),
+    "message": pl.String(),
+    "reading": pl.String(),
 }
+# Rows written before a file without a load was indexed lack these columns: they are rows of loads.
+OUTCOME_COLUMNS = ("outcome", "message", "reading")
 STAT_KEY = ("path", "size", "mtime_ns", "ctime_ns", "inode")
 # Two seconds: coarser than the timestamp resolution of any file system a home is kept on (FAT's is 2 s).
 RACY_NS = 2_000_000_000
@@ -58,14 +65,18 @@ def stat_frame(paths: list[Path], stated_ns: int) -> pl.DataFrame:
 
 def read_index(home: Path) -> pl.DataFrame:
     path = index_path(home)
-    return pl.read_parquet(path) if path.exists() else pl.DataFrame(schema=FILE_INDEX)
+    if not path.exists():
+        return pl.DataFrame(schema=FILE_INDEX)
+    index = pl.read_parquet(path)
+    return index.with_columns(pl.lit(None, pl.String).alias(c) for c in OUTCOME_COLUMNS if c not in index.columns)
 
 
 def known_files(home: Path, stats: pl.DataFrame) -> pl.DataFrame:
     """``stats``' rows (with their place, ``file``) whose file matches its index row and was not racy: their
-    ``sha256`` and ``format``."""
+    ``sha256``, ``format`` and, for a file without a load, its :data:`OUTCOME_COLUMNS`."""
     index = read_index(home).filter(pl.col("ctime_ns") < pl.col("indexed_ns") - RACY_NS)
-    return stats.with_row_index("file").join(index.select(*STAT_KEY, "sha256", "format"), on=list(STAT_KEY))
+    return stats.with_row_index("file").join(index.select(*STAT_KEY, "sha256", "format", *OUTCOME_COLUMNS),
+                                             on=list(STAT_KEY))
 
 
 def record_files(home: Path, rows: pl.DataFrame) -> None:

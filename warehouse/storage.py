@@ -337,6 +337,15 @@ class Warehouse:
         One file per batch, read once however many of its loads are current.
         """
         current = self.manifests().filter("is_current")
+        paths = self.coverage_files(current)
+        if not paths:
+            return pl.DataFrame(schema=COVERAGE).lazy()
+        loads = current.get_column("load_id").implode()
+        return pl.scan_parquet(paths, glob=False).select(list(COVERAGE)).filter(pl.col("load_id").is_in(loads))
+
+    def coverage_files(self, current: pl.DataFrame) -> list[Path]:
+        """The coverage files of the batches of the ``current`` manifests, each written first from its scores when
+        the batch was committed before coverage existed; their rows of other loads are not current."""
         paths = []
         for batch in sorted(current.get_column("batch_id").unique().to_list()):
             path = self.dir("coverage") / f"{batch}.parquet"
@@ -350,10 +359,7 @@ class Warehouse:
                     level=pl.lit(None, dtype=pl.String))
                 atomic.write_parquet(coverage_of(leveled), path)
             paths.append(path)
-        if not paths:
-            return pl.DataFrame(schema=COVERAGE).lazy()
-        loads = current.get_column("load_id").implode()
-        return pl.scan_parquet(paths, glob=False).select(list(COVERAGE)).filter(pl.col("load_id").is_in(loads))
+        return paths
 
     def declare_metric_rules(self, rules: pl.DataFrame) -> None:
         """Put ``rules`` (:data:`METRIC_RULES`) first in ``declared_metric_rules.csv``, replacing earlier rules

@@ -68,3 +68,71 @@ def test_a_file_index_row_of_another_format_is_not_taken_for_a_given_format(tmp_
     planned = plan_files(Warehouse(home), [folder / "DBPedia.json"], [str(folder / "DBPedia.json")],
                          "user-table", None, False, False)
     assert planned[0].indexed and planned[0].action == "read"
+
+
+def older_copy(folder: Path, name: str) -> Path:
+    """Another result of ``1/<name>`` (no mteb version, as that one) in the revision folder ``0``: superseded by
+    the one in ``1``, the greater folder name."""
+    doc = json.loads((folder / "1" / name).read_text(encoding="utf-8"))
+    doc["test"] = {"ndcg_at_10": 0.25}
+    (folder / "0").mkdir(exist_ok=True)
+    (folder / "0" / name).write_text(json.dumps(doc), encoding="utf-8")
+    return folder / "0" / name
+
+
+def test_skipped_and_rejected_files_are_known_from_the_index_until_a_file_beside_them_changes(tmp_path: Path):
+    model = tmp_path / "results" / MODEL
+    shutil.copytree(FIXTURES / MODEL, model)
+    superseded = older_copy(model, "DBPedia.json")
+    broken = model / "1" / "Broken.json"
+    broken.write_text('{"mteb_version": "1.12.0", "scores": {"test": [', encoding="utf-8")
+    notes = model / "1" / "notes.log"
+    notes.write_text("a run log beside the scores\n", encoding="utf-8")
+    home = tmp_path / "home"
+    time.sleep(RACY_NS / 1e9 + 0.5)
+    first = {Path(f.path).name + f.path.split("/")[-2]: (f.status, f.error) for f in
+             ingest_flow([str(model.parent)], home=str(home)).files}
+    assert first["DBPedia.json0"][0] == "skipped" and "superseded copy" in first["DBPedia.json0"][1]
+    assert first["Broken.json1"][0] == "rejected" and first["notes.log1"][0] == "skipped"
+
+    files = sorted(p for p in model.rglob("*") if p.is_file())
+    walked = set(files)
+    planned = {p.path: p for p in plan_files(Warehouse(home), files, [str(f) for f in files], None, None, False,
+                                              False, None, walked)}
+    assert {p.action for p in planned.values()} == {"unchanged", "known"}
+    assert {path for path, p in planned.items() if p.action == "known"} == {superseded, broken, notes}
+    again = {Path(f.path).name + f.path.split("/")[-2]: (f.status, f.error) for f in
+             ingest_flow([str(model.parent)], home=str(home)).files}
+    assert again == {**first, **{k: ("unchanged", None) for k, (s, _) in first.items() if s == "loaded"}}
+
+    # given by name rather than found in a folder, the unrecognised file is an error, not the skip recorded
+    planned = plan_files(Warehouse(home), [notes], [str(notes)], None, None, False, False)
+    assert planned[0].action == "read"
+    # another --benchmark is another reading: the skip is decided again
+    planned = plan_files(Warehouse(home), files, [str(f) for f in files], None, "other", False, False, None, walked)
+    assert planned[files.index(superseded)].action == "read"
+
+    # a new copy beside them: every file of the model is decided again, and the copy it supersedes now is said
+    newest = model / "2" / "DBPedia.json"
+    newest.parent.mkdir()
+    doc = json.loads((model / "1" / "DBPedia.json").read_text(encoding="utf-8"))
+    newest.write_text(json.dumps({**doc, "mteb_version": "9.0.0"}), encoding="utf-8")
+    files = sorted(p for p in model.rglob("*") if p.is_file())
+    planned = {p.path: p for p in plan_files(Warehouse(home), files, [str(f) for f in files], None, None, False,
+                                              False, None, set(files))}
+    assert planned[superseded].action == "read" and planned[broken].action == "read"
+    outcomes = {f.path: f for f in ingest_flow([str(model.parent)], home=str(home)).files}
+    assert outcomes[str(superseded)].status == "skipped" and "2/DBPedia.json" in outcomes[str(superseded)].error
+
+
+def test_an_index_written_before_outcomes_were_recorded_is_read_as_rows_of_loads(tmp_path: Path):
+    folder = tmp_path / "results" / MODEL
+    shutil.copytree(FIXTURES / MODEL, folder)
+    home = tmp_path / "home"
+    time.sleep(RACY_NS / 1e9 + 0.5)
+    ingest_flow([str(folder.parent)], home=str(home))
+    index = home / "file_index.parquet"
+    pl.read_parquet(index).drop("outcome", "message", "reading").write_parquet(index)  # the earlier layout
+    files = sorted(folder.rglob("*.json"))
+    assert all(p.indexed and p.action == "unchanged" for p in plans(home, files))
+    assert read_index(home).get_column("outcome").null_count() == 2

@@ -86,6 +86,9 @@ class Parsed:
     table: str = SCORES_TABLE  # the table the rows go to, and so their schema (PARSED_SCHEMAS)
     systems: pl.DataFrame | None = None  # system metadata the file holds (warehouse.schema.SYSTEMS)
     segment_layouts: pl.DataFrame | None = None  # documents' segment positions (warehouse.schema.SEGMENT_LAYOUTS)
+    # The one benchmark of every row and system, when the parser named them all alike (a batch parser's files):
+    # then :attr:`benchmarks` needs no query of the rows per file.
+    benchmark: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", conform(self.rows, PARSED_SCHEMAS[self.table](self.rows)))
@@ -97,6 +100,8 @@ class Parsed:
     @property
     def benchmarks(self) -> list[str]:
         """The benchmarks the file's scores and system metadata belong to, sorted."""
+        if self.benchmark is not None:
+            return [self.benchmark]
         names = self.rows.get_column("benchmark")
         if self.systems is not None:
             names = pl.concat([names, self.systems.get_column("benchmark")])

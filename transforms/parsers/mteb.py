@@ -52,7 +52,6 @@ chosen revision is the load's ``file_name``.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -124,18 +123,26 @@ def result_version(path: Path) -> tuple[int, ...]:
     """The mteb version of the result at ``path``; () for an unreadable one (never preferred: its own parse
     says what is wrong)."""
     stat = path.stat()
-    return version_of_bytes(path, stat.st_mtime_ns, stat.st_size)
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in READ_VERSIONS:
+        try:
+            remember_version(key, version_key(read_result(path).get("mteb_version")))
+        except ParseError:
+            return ()
+    return READ_VERSIONS[key]
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def version_of_bytes(path: Path, modified_ns: int, size: int) -> tuple[int, ...]:
-    """:func:`result_version` of the file as it is (its time and size are part of the key, so a changed
-    file is read again): every result of a model is compared with its copies in the other
-    revision folders, and every ``model_meta.json`` with all of them, so each is read once."""
-    try:
-        return version_key(read_result(path).get("mteb_version"))
-    except ParseError:
-        return ()
+# (path, mtime_ns, size) -> the mteb version of the result file as it was then (a changed file has another key):
+# every result of a model is compared with its copies in the other revision folders, and every
+# ``model_meta.json`` with all of them, so each is read once, by the batch that parses it or by the comparison.
+READ_VERSIONS: dict[tuple[Path, int, int], tuple[int, ...]] = {}
+READ_VERSIONS_KEPT = 1 << 17  # about 30 MB; a repository of more results starts over (read again, not wrong)
+
+
+def remember_version(key: tuple[Path, int, int], version: tuple[int, ...]) -> None:
+    if len(READ_VERSIONS) >= READ_VERSIONS_KEPT:
+        READ_VERSIONS.clear()
+    READ_VERSIONS[key] = version
 
 
 def copies_of(path: Path, revisions: dict[Path, list[Path]]) -> list[Path]:
@@ -182,12 +189,17 @@ def parse_results(paths: list[Path], benchmark: str | None) -> list[Parsed | Par
     """
     outcomes: list[Parsed | ParseError | None] = [None] * len(paths)
     docs: dict[int, dict] = {}
+    stats: dict[int, os.stat_result] = {}
     for i, path in enumerate(paths):
         try:
+            stats[i] = path.stat()  # before the read: a file changed after it has another key than its version
             docs[i] = read_result(path)
         except ParseError as error:
             outcomes[i] = error
+            stats.pop(i)
     versions = {paths[i]: version_key(doc.get("mteb_version")) for i, doc in docs.items()}
+    for i, stat in stats.items():
+        remember_version((paths[i], stat.st_mtime_ns, stat.st_size), versions[paths[i]])
     revisions: dict[Path, list[Path]] = {}
     cells = Cells()
     notes: dict[int, list[str]] = {}
@@ -214,7 +226,7 @@ def parse_results(paths: list[Path], benchmark: str | None) -> list[Parsed | Par
         if found is None:
             outcomes[i] = ParseError(paths[i], "an MTEB result without any numeric score; is it complete?")
             continue
-        outcomes[i] = Parsed(found, tuple(problems))
+        outcomes[i] = Parsed(found, tuple(problems), benchmark=benchmark or BENCHMARK)
     return outcomes
 
 
