@@ -141,17 +141,16 @@ def test_disconnected_components_are_fitted_alone_and_named():
         bradley_terry_counts(counts(wins, np.zeros_like(wins)), disconnected="merge")
 
 
-def test_a_sparse_disconnected_graph_of_many_systems_converges_fast():
-    """300 systems in 20 blocks of 15, a few comparisons each: plain MM crept for 10,000 iterations here."""
-    import time
+def test_a_sparse_disconnected_graph_of_many_systems_converges_in_few_iterations():
+    """300 systems in 20 blocks of 15, a few comparisons each: plain MM crept for 10,000 iterations here.
 
+    Speed is counted in iterations, not seconds (a timed test fails on a busy machine): the fit must converge
+    within 100 of its Newton iterations, for both ways of treating the disconnected blocks."""
     rng = np.random.default_rng(0)
     wins = two_blocks(rng, [15] * 20) * (rng.random((300, 300)) < 0.3)
-    started = time.perf_counter()
     for disconnected in ("separate", "prior"):
-        fitted = bradley_terry_counts(counts(wins, np.zeros_like(wins)), disconnected=disconnected)
-        assert not any("not converged" in note for note in fitted.notes)
-    assert time.perf_counter() - started < 20
+        fitted = bradley_terry_counts(counts(wins, np.zeros_like(wins)), disconnected=disconnected, max_iter=100)
+        assert not any("not converged" in note for note in fitted.notes), fitted.notes
     np.testing.assert_allclose(fitted.scores, direct_fit(wins, 0.5), atol=1e-5)
 
 
