@@ -62,6 +62,8 @@ def mean_adjusted(profile: Profile) -> Scored:
     """
     counted = profile.observed & (profile.weights > 0)[:, None]
     voters = counted.any(1)
+    if not voters.any():  # no counted score at all (every voter of weight 0): no system has a mean
+        return Scored(np.full(len(profile.systems), np.nan), ("mean_adjusted: no counted score; every system ranked last",))
     observed, weights = counted[voters].astype(float), profile.weights[voters]
     scores = np.where(counted[voters], profile.scores[voters], 0.0)
     n_scored = observed.sum(1)

@@ -73,3 +73,13 @@ def test_groups_that_share_no_voter_are_named_and_a_system_without_a_score_ranks
     result = run("mean_adjusted", ballots_from_matrix(scores, weights))
     assert result.ranking.sort("rank")["system"].to_list()[:2] == ["s1", "s0"]
     assert any("no counted score for s2, s3" in n for n in result.notes)
+
+
+def test_with_no_counted_score_every_system_ranks_last_without_a_warning():
+    """The voter of positive weight scored nothing, the scored one weighs 0: no system has a mean (the fit would
+    divide 0 by 0)."""
+    scores = np.array([[1.0, 2.0, 3.0], [np.nan, np.nan, np.nan]])
+    with np.errstate(all="raise"):
+        result = run("mean_adjusted", ballots_from_matrix(scores, np.array([0.0, 1.0])))
+    assert result.ranking["score"].is_nan().all()
+    assert result.ranking["rank"].n_unique() == 1
