@@ -21,7 +21,7 @@ from scorehouse import runtime
 from scorehouse.aggregators import AggregationError, arena_leaderboard, ranking_table
 from scorehouse.flows.catalog_state import ensure_current_catalog
 from scorehouse.flows.common import refresh_catalog
-from scorehouse.flows.rank import rank_levels, selected_battles
+from scorehouse.flows.selection import rank_levels, selected_battles
 from scorehouse.warehouse.battle_filters import BattleSelection
 from scorehouse.warehouse.queries import battle_loads
 from scorehouse.warehouse.partitions import battle_fingerprint
