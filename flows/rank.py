@@ -44,7 +44,8 @@ from scorehouse.aggregators import (
     played_matrix,
 )
 from scorehouse.flows.catalog_state import ensure_current_catalog, has_committed
-from scorehouse.flows.reconcile import stale_battle_runs, stale_runs
+from scorehouse.flows.arena import ArenaOutcome, run_arena
+from scorehouse.flows.reconcile import stale_arenas, stale_battle_runs, stale_runs
 from scorehouse.aggregators.pairwise import co_scored, counted_coverage_partial, coverage_partial
 from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.progress import progress as progress_of
@@ -60,7 +61,7 @@ from scorehouse.warehouse.partitions import (
 )
 from scorehouse.warehouse.battle_filters import BattleSelection
 from scorehouse.warehouse.queries import battle_loads, benchmark_scores
-from scorehouse.warehouse.schema import BATTLE_LEVEL
+from scorehouse.warehouse.schema import ARENA_METHOD, BATTLE_LEVEL
 from scorehouse.warehouse.snapshots import (
     SnapshotRequest,
     canonical_parameters,
@@ -416,7 +417,8 @@ def reconcile_rankings(
     """Rank again each (benchmark, level) of ``benchmarks`` (None: all) whose latest snapshots were not
     computed from its current inputs, with those snapshots' methods and parameters
     (:func:`flows.reconcile.stale_runs`) and with the defaults, as the rank that should have followed the change;
-    and each stale battles series with its recorded methods and battle selection (:func:`flows.reconcile.stale_battle_runs`).
+    each stale battles series with its recorded methods and battle selection (:func:`flows.reconcile.stale_battle_runs`);
+    and each stale arena leaderboard with its recorded settings (:func:`flows.reconcile.stale_arenas`).
 
     The catalog must be current (the caller made it so).  Rankings are derived state: whatever
     stopped a run between a load's commit and its rank, the next ``rank``/``refresh`` catches up.
@@ -429,7 +431,20 @@ def reconcile_rankings(
     loads = battle_loads(warehouse)
     for (benchmark, _), (selection, runs) in stale_battle_runs(warehouse, loads, benchmarks).items():
         outcomes.append(rank_battles(warehouse, benchmark, runs, selection, loads[benchmark], version))
+    for benchmark, settings in stale_arenas(warehouse, loads, benchmarks):
+        outcomes.append(arena_ranked(run_arena(warehouse, benchmark, settings, loads[benchmark], version)))
     return outcomes
+
+
+def arena_ranked(arena: ArenaOutcome) -> BenchmarkOutcome:
+    """An arena leaderboard as the outcome of a rank, so ``rank`` and ``refresh`` print it like any re-rank:
+    one method, ``arena``, labelled with its recorded settings (a benchmark may hold several arena series)."""
+    outcome = BenchmarkOutcome(arena.benchmark, BATTLE_LEVEL, error=arena.error)
+    if arena.error is None:
+        shown = {k: v for k, v in arena.settings.parameters().items() if v is not None}
+        outcome.methods.append(MethodOutcome(MethodRun(ARENA_METHOD, shown), arena.snapshot_id, arena.new,
+                                             arena.ranking, arena.notes))
+    return outcome
 
 
 def rank_as_recorded(
