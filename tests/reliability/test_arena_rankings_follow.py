@@ -10,6 +10,8 @@ from pathlib import Path
 
 import polars as pl
 
+from scorehouse.flows.reconcile import stale_arenas
+from scorehouse.warehouse.queries import battle_loads
 from scorehouse.warehouse.snapshots import read_arena
 from scorehouse.warehouse.storage import Warehouse
 
@@ -48,6 +50,10 @@ def test_refresh_runs_arena_again_with_its_recorded_settings_once_new_battles_la
     ok(home, *ARENA)
     assert arena_series(home).get_column("n_voters").to_list() == [kept([first])]
     ok(home, "ingest", str(second), "--benchmark", "arena")  # committed, arena never run on it
+    warehouse = Warehouse(home)
+    stale = stale_arenas(warehouse, battle_loads(warehouse))
+    assert [(benchmark, s.selection.parameters(), s.anchor, s.n_resamples, s.seed) for benchmark, s in stale] == [
+        ("arena", {"language": ["English"], "bothbad": "drop"}, "model-001", 40, 11)]  # ARENA's options
 
     ok(home, "rank", "--benchmark", "other")  # reconciles "other" only
     assert arena_series(home).get_column("n_voters").to_list() == [kept([first])]
@@ -74,4 +80,5 @@ def test_refresh_runs_arena_again_with_its_recorded_settings_once_new_battles_la
     assert ranking.equals(fresh_ranking)
     assert leaderboard.equals(fresh_leaderboard)  # the intervals: the same resamples and seed
 
-    assert "nothing new" in ok(home, "refresh", "--inbox", str(inbox))  # reconciled: nothing stale is left
+    assert stale_arenas(warehouse, battle_loads(warehouse)) == []
+    assert "nothing new" in ok(home, "refresh", "--inbox", str(inbox))
