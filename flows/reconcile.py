@@ -61,7 +61,6 @@ def stale_runs(warehouse: Warehouse, benchmarks: list[str] | None = None) -> dic
     return stale
 
 
-
 def stale_battle_snapshots(
     warehouse: Warehouse, loads: Mapping[str, tuple[str, ...]], benchmarks: list[str] | None,
 ) -> list[tuple[str, str, dict[str, Any]]]:
