@@ -8,12 +8,16 @@ win rate per system.  It is stored as a snapshot of method ``arena``
 resamples, the seed, the interval level and the battle selection; its input
 fingerprint holds the benchmark's battle loads, its code version the rank code;
 the ranking file holds the ratings (so diffs and exports read it as any
-ranking) and ``arena.parquet`` the whole leaderboard, which the HTML report shows.
+ranking) and ``arena.parquet`` the whole leaderboard, which the HTML report shows.  A new battles load
+makes such a series stale: ``rank``, ``refresh`` and ``serve`` compute it again with its recorded
+settings (:class:`ArenaSettings`, :func:`flows.rank.reconcile_rankings`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
@@ -21,7 +25,7 @@ from scorehouse import runtime
 from scorehouse.aggregators import AggregationError, arena_leaderboard, ranking_table
 from scorehouse.flows.catalog_state import ensure_current_catalog
 from scorehouse.flows.common import refresh_catalog
-from scorehouse.flows.rank import rank_levels, selected_battles
+from scorehouse.flows.selection import rank_levels, selected_battles
 from scorehouse.warehouse.battle_filters import BattleSelection
 from scorehouse.warehouse.queries import battle_loads
 from scorehouse.warehouse.partitions import battle_fingerprint
@@ -34,23 +38,53 @@ from scorehouse.warehouse.storage import Warehouse
 LEVEL = 0.95  # the intervals' coverage
 
 
+@dataclass(frozen=True)
+class ArenaSettings:
+    """What an arena leaderboard is computed with; all of it is recorded in its snapshot's parameters, so the
+    reconciliation computes a stale leaderboard again exactly as it was asked (:meth:`from_parameters`)."""
+
+    selection: BattleSelection = BattleSelection()
+    anchor: str | None = None  # the system rated 1000 (None: the mean rating is 1000)
+    n_resamples: int = 1000
+    seed: int = 0
+    level: float = LEVEL
+
+    def parameters(self) -> dict[str, Any]:
+        """What the snapshot records as its parameters (the battle selection under ``battles``)."""
+        return {"anchor": self.anchor, "level": self.level, "n_resamples": self.n_resamples, "seed": self.seed,
+                BATTLE_LEVEL: self.selection.parameters()}
+
+    @classmethod
+    def from_parameters(cls, parameters: Mapping[str, Any]) -> ArenaSettings:
+        """The settings an arena snapshot recorded (:meth:`parameters`)."""
+        return cls(BattleSelection.from_parameters(parameters[BATTLE_LEVEL]), parameters["anchor"],
+                   parameters["n_resamples"], parameters["seed"], parameters["level"])
+
+
 @dataclass
 class ArenaOutcome:
     """The leaderboard of one benchmark's battles and its snapshot, or why there is none."""
 
     benchmark: str
-    parameters: str = ""
+    settings: ArenaSettings
     snapshot_id: str | None = None
     new: bool = False
     leaderboard: pl.DataFrame | None = None
+    ranking: pl.DataFrame | None = None  # the ratings as a ranking (the snapshot's ranking file)
+    notes: tuple[str, ...] = ()
     error: str | None = None
+
+    @property
+    def parameters(self) -> str:
+        """The snapshot's parameters, canonical JSON."""
+        return canonical_parameters(self.settings.parameters())
 
 
 @runtime.step(io=True)
 def store_arena(
-    warehouse: Warehouse, request: SnapshotRequest, leaderboard: pl.DataFrame, coverage: pl.DataFrame
+    warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame, leaderboard: pl.DataFrame,
+    coverage: pl.DataFrame,
 ) -> tuple[str, bool]:
-    ranking = ranking_table(leaderboard.get_column("system").to_list(), leaderboard.get_column("rating").to_numpy())
     with warehouse.write_lock():
         return write_snapshot(warehouse, request, ranking, coverage, arena=leaderboard)
 
@@ -70,33 +104,41 @@ def arena_flow(
     load_ids = battle_loads(warehouse).get(benchmark)
     if load_ids is None:  # rank's error for it: an unknown benchmark, or one of scores only
         rank_levels(warehouse, [benchmark], BATTLE_LEVEL, True)
-    selection = battles or BattleSelection()
-    parameters = {"anchor": anchor, "level": LEVEL, "n_resamples": n_resamples, "seed": seed,
-                  BATTLE_LEVEL: selection.parameters()}
-    outcome = ArenaOutcome(benchmark, canonical_parameters(parameters))
-    frame = selected_battles(warehouse, benchmark, selection)
+    settings = ArenaSettings(battles or BattleSelection(), anchor, n_resamples, seed)
+    outcome = run_arena(warehouse, benchmark, settings, load_ids, code_version())
+    if outcome.new:
+        runtime.call(refresh_catalog, warehouse)
+    return outcome
+
+
+def run_arena(
+    warehouse: Warehouse, benchmark: str, settings: ArenaSettings, load_ids: tuple[str, ...], version: str,
+) -> ArenaOutcome:
+    """Compute and store the leaderboard ``settings`` describe of ``benchmark``'s battles (``load_ids``: its
+    current battle loads); the catalog is left to the caller."""
+    outcome = ArenaOutcome(benchmark, settings)
+    frame = selected_battles(warehouse, benchmark, settings.selection)
     if isinstance(frame, str):
         outcome.error = frame
         return outcome
     try:
-        board = arena_leaderboard(frame, anchor=anchor, n_resamples=n_resamples, seed=seed,
-                                  bothbad=selection.bothbad, level=LEVEL)
+        board = arena_leaderboard(frame, anchor=settings.anchor, n_resamples=settings.n_resamples, seed=settings.seed,
+                                  bothbad=settings.selection.bothbad, level=settings.level)
     except AggregationError as error:
         outcome.error = str(error)
         return outcome
     leaderboard = board.table
     played = int(leaderboard.get_column("n_battles").sum()) // 2  # each battle counts for both its systems
+    anchored = "the mean (1000)" if settings.anchor is None else f"{settings.anchor!r} (1000)"
     request = SnapshotRequest(
         benchmark=benchmark, level=BATTLE_LEVEL, method=ARENA_METHOD, parameters=outcome.parameters,
         input_fingerprint=battle_fingerprint(load_ids), load_ids=load_ids,
-        code_version=code_version(), n_voters=played, n_systems=leaderboard.height,
-        notes=(f"Bradley-Terry on {played} battles, Elo scale anchored at "
-               f"{'the mean (1000)' if anchor is None else repr(anchor) + ' (1000)'}; "
-               f"{LEVEL:.0%} intervals from {n_resamples} bootstrap resamples (seed {seed})", *board.notes),
+        code_version=version, n_voters=played, n_systems=leaderboard.height,
+        notes=(f"Bradley-Terry on {played} battles, Elo scale anchored at {anchored}; {settings.level:.0%} intervals "
+               f"from {settings.n_resamples} bootstrap resamples (seed {settings.seed})", *board.notes),
     )
-    outcome.snapshot_id, outcome.new = runtime.call(store_arena, warehouse, request, leaderboard,
+    ranking = ranking_table(leaderboard.get_column("system").to_list(), leaderboard.get_column("rating").to_numpy())
+    outcome.snapshot_id, outcome.new = runtime.call(store_arena, warehouse, request, ranking, leaderboard,
                                                    coverage_frame(board.systems, board.played))
-    outcome.leaderboard = leaderboard
-    if outcome.new:
-        runtime.call(refresh_catalog, warehouse)
+    outcome.leaderboard, outcome.ranking, outcome.notes = leaderboard, ranking, request.notes
     return outcome

@@ -25,7 +25,6 @@ from typing import Any
 import polars as pl
 
 from scorehouse import runtime
-from scorehouse.aggregators.errors import UsageError
 from scorehouse.aggregators import (
     REGISTRY,
     AggregationError,
@@ -45,22 +44,24 @@ from scorehouse.aggregators import (
     played_matrix,
 )
 from scorehouse.flows.catalog_state import ensure_current_catalog, has_committed
-from scorehouse.flows.reconcile import stale_battle_runs, stale_runs
+from scorehouse.flows.arena import ArenaOutcome, run_arena
+from scorehouse.flows.reconcile import stale_arenas, stale_battle_runs, stale_runs
 from scorehouse.aggregators.pairwise import co_scored, counted_coverage_partial, coverage_partial
 from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.progress import progress as progress_of
+from scorehouse.flows.selection import rank_levels, selected_battles
 from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.transforms.rank_plan import (
     MethodRun, NotApplicable, VoterSelection, command_min_coverage, covered_systems, default_note, default_runs,
     elo_without_timestamps, ranked_ballots, run_method, with_min_coverage,
 )
 from scorehouse.warehouse.partitions import (
-    Partition, battle_fingerprint, benchmark_shape, coverage_levels, current_fingerprints, read_metrics,
+    Partition, battle_fingerprint, benchmark_shape, current_fingerprints, read_metrics,
     read_partition_arrow,
 )
-from scorehouse.warehouse.battle_filters import BattleFilters, BattleSelection
-from scorehouse.warehouse.queries import battle_loads, benchmark_scores, read_battles
-from scorehouse.warehouse.schema import BATTLE_LEVEL
+from scorehouse.warehouse.battle_filters import BattleSelection
+from scorehouse.warehouse.queries import battle_loads, benchmark_scores
+from scorehouse.warehouse.schema import ARENA_METHOD, BATTLE_LEVEL
 from scorehouse.warehouse.snapshots import (
     SnapshotRequest,
     canonical_parameters,
@@ -307,11 +308,6 @@ def rank_benchmark(
     return store_results(warehouse, outcome, results, fingerprint, load_ids, version, coverage)
 
 
-class RankSelectionError(UsageError, ValueError):
-    """What to rank does not exist or does not fit the options (an unknown benchmark, battle filters
-    for scores): the command says so and exits 2."""
-
-
 def rank_battles(
     warehouse: Warehouse, benchmark: str, runs: list[MethodRun] | None, selection: BattleSelection,
     load_ids: tuple[str, ...], version: str,
@@ -368,60 +364,6 @@ def battle_coverage(battles: pl.DataFrame, bothbad: str) -> pl.DataFrame:
     return coverage_frame(counts.systems, played_matrix(counts))
 
 
-def selected_battles(warehouse: Warehouse, benchmark: str, selection: BattleSelection) -> pl.DataFrame | str:
-    """The battles ``selection`` keeps, or why there is none (naming the filters)."""
-    battles = runtime.call(read_benchmark_battles, warehouse, benchmark, selection.filters)
-    if battles.height:
-        return battles
-    return (f"no battle of {benchmark!r} matches the filters {selection.filters.describe()}; "
-            f"see the values it has with: scorehouse sql \"SELECT judge, category, language, min(tstamp), "
-            f"max(tstamp), count(*) FROM battles WHERE benchmark = '{benchmark}' GROUP BY ALL\"")
-
-
-@runtime.step(io=True)
-def read_benchmark_battles(warehouse: Warehouse, benchmark: str, filters: BattleFilters) -> pl.DataFrame:
-    return read_battles(warehouse, benchmark, **filters.read_options())
-
-
-def rank_levels(
-    warehouse: Warehouse, benchmarks: list[str] | None, level: str | None, battle_options: bool,
-    battles: Mapping[str, tuple[str, ...]] | None = None,
-) -> list[tuple[str, str]]:
-    """The (benchmark, level) pairs a rank run ranks, by name.
-
-    Without ``level``, each benchmark's natural level: instance when it has
-    instance scores, else task, and ``battles`` for a benchmark that holds
-    battles only; a benchmark with scores and battles ranks its scores (its
-    battles with ``--level battles``).  Battle options (filters, ``--bothbad``)
-    mean level ``battles``: given for a benchmark without battles, or with a
-    score level, they are a :class:`RankSelectionError`, as is an unknown benchmark.  ``battles``: the
-    warehouse's :func:`battle_loads` when the caller has them already (else they are read).
-    """
-    scores = coverage_levels(warehouse)
-    battles = battle_loads(warehouse) if battles is None else battles
-    held = sorted(set(scores.get_column("benchmark").to_list()) | set(battles))
-    unknown = sorted(set(benchmarks or ()) - set(held))
-    if unknown:
-        raise RankSelectionError(f"no scores or battles for benchmark(s) {unknown} in {warehouse.home}; "
-                                 f"known: {', '.join(held)}")
-    if battle_options and level not in (None, BATTLE_LEVEL):
-        raise RankSelectionError(f"the battle filters and --bothbad select battles; they do not apply to "
-                                 f"--level {level} (leave them out, or use --level {BATTLE_LEVEL})")
-    selected = benchmarks or held
-    if battle_options or level == BATTLE_LEVEL:
-        without = [b for b in benchmarks or () if b not in battles]
-        if without:
-            raise RankSelectionError(f"benchmark(s) {without} hold no battles (only scores), so the battle filters, "
-                                     f"--bothbad and --level {BATTLE_LEVEL} do not apply; benchmarks with battles: "
-                                     f"{', '.join(battles) or 'none'}")
-        return [(b, BATTLE_LEVEL) for b in selected if b in battles]
-    score_levels = {b: set(g.get_column("level").to_list()) for (b,), g in scores.group_by("benchmark")}
-    if level is not None:
-        return [(b, level) for b in selected if level in score_levels.get(b, ())]
-    natural = {b: "instance" if "instance" in lv else "task" for b, lv in score_levels.items()}
-    return [(b, natural.get(b, BATTLE_LEVEL)) for b in selected]
-
-
 # The parameters are internal objects (MethodRun), not user input: Prefect's
 # pydantic validation cannot resolve them in a served process, and need not.
 @runtime.flow("rank")
@@ -436,7 +378,7 @@ def rank_flow(
     min_coverage: float | None = None,
     voters: VoterSelection | None = None,
 ) -> list[BenchmarkOutcome]:
-    """Rank every selected benchmark at its natural level (:func:`rank_levels`).
+    """Rank every selected benchmark at its natural level (:func:`flows.selection.rank_levels`).
 
     ``battles`` selects the battles to rank and how a both-bad tie counts (None: every battle,
     as a tie); given, it ranks battles only.  ``min_coverage``: at task level, a system scored on a smaller
@@ -475,7 +417,8 @@ def reconcile_rankings(
     """Rank again each (benchmark, level) of ``benchmarks`` (None: all) whose latest snapshots were not
     computed from its current inputs, with those snapshots' methods and parameters
     (:func:`flows.reconcile.stale_runs`) and with the defaults, as the rank that should have followed the change;
-    and each stale battles series with its recorded methods and battle selection (:func:`flows.reconcile.stale_battle_runs`).
+    each stale battles series with its recorded methods and battle selection (:func:`flows.reconcile.stale_battle_runs`);
+    and each stale arena leaderboard with its recorded settings (:func:`flows.reconcile.stale_arenas`).
 
     The catalog must be current (the caller made it so).  Rankings are derived state: whatever
     stopped a run between a load's commit and its rank, the next ``rank``/``refresh`` catches up.
@@ -488,7 +431,20 @@ def reconcile_rankings(
     loads = battle_loads(warehouse)
     for (benchmark, _), (selection, runs) in stale_battle_runs(warehouse, loads, benchmarks).items():
         outcomes.append(rank_battles(warehouse, benchmark, runs, selection, loads[benchmark], version))
+    for benchmark, settings in stale_arenas(warehouse, loads, benchmarks):
+        outcomes.append(arena_ranked(run_arena(warehouse, benchmark, settings, loads[benchmark], version)))
     return outcomes
+
+
+def arena_ranked(arena: ArenaOutcome) -> BenchmarkOutcome:
+    """An arena leaderboard as the outcome of a rank, so ``rank`` and ``refresh`` print it like any re-rank:
+    one method, ``arena``, labelled with its recorded settings (a benchmark may hold several arena series)."""
+    outcome = BenchmarkOutcome(arena.benchmark, BATTLE_LEVEL, error=arena.error)
+    if arena.error is None:
+        shown = {k: v for k, v in arena.settings.parameters().items() if v is not None}
+        outcome.methods.append(MethodOutcome(MethodRun(ARENA_METHOD, shown), arena.snapshot_id, arena.new,
+                                             arena.ranking, arena.notes))
+    return outcome
 
 
 def rank_as_recorded(

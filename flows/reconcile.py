@@ -11,16 +11,19 @@ its stale snapshots, whatever crashed before.  Plain functions, no Prefect.
 The current fingerprint is the one every rank records (:func:`warehouse.partitions.current_fingerprints`),
 computed without reading a score.  A battles snapshot is stale when the current battle loads of its
 benchmark are not the ones it ranked (a new battles load); it is ranked again with its recorded
-methods and battle selection (filters and both-bad rule).  Arena snapshots are not reconciled yet.
+methods and battle selection (filters and both-bad rule); an arena snapshot likewise, with its recorded
+settings (:class:`flows.arena.ArenaSettings`: selection, anchor, resamples, seed).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 import polars as pl
 
+from scorehouse.flows.arena import ArenaSettings
 from scorehouse.transforms.rank_plan import MethodRun
 from scorehouse.warehouse.battle_filters import BattleSelection
 from scorehouse.warehouse.partitions import battle_fingerprint, current_fingerprints
@@ -58,26 +61,43 @@ def stale_runs(warehouse: Warehouse, benchmarks: list[str] | None = None) -> dic
     return stale
 
 
+def stale_battle_snapshots(
+    warehouse: Warehouse, loads: Mapping[str, tuple[str, ...]], benchmarks: list[str] | None,
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """(benchmark, method, recorded parameters) of each latest battles or arena snapshot of ``benchmarks`` (None:
+    all) that ranked other battle loads than the benchmark's current ones (``loads``:
+    :func:`warehouse.queries.battle_loads`).  A benchmark with no current battles is left out."""
+    latest = latest_manifests(warehouse).filter(pl.col("level") == BATTLE_LEVEL)
+    if benchmarks is not None:
+        latest = latest.filter(pl.col("benchmark").is_in(benchmarks))
+    return [
+        (benchmark, method, json.loads(parameters))
+        for benchmark, method, parameters, fingerprint in latest.select(
+            "benchmark", "method", "parameters", "input_fingerprint").iter_rows()
+        if benchmark in loads and battle_fingerprint(loads[benchmark]) != fingerprint
+    ]
 
 
 def stale_battle_runs(
     warehouse: Warehouse, loads: Mapping[str, tuple[str, ...]], benchmarks: list[str] | None = None,
 ) -> dict[tuple[str, str], tuple[BattleSelection, list[MethodRun]]]:
-    """Per (benchmark, recorded battle selection) whose latest battles snapshots ranked other battle loads than
-    the benchmark's current ones (``loads``: :func:`warehouse.queries.battle_loads`), the selection and the
-    method runs of those snapshots; ``benchmarks`` limits it.  A benchmark with no current battles is left out."""
-    latest = latest_manifests(warehouse).filter((pl.col("level") == BATTLE_LEVEL) & (pl.col("method") != ARENA_METHOD))
-    if benchmarks is not None:
-        latest = latest.filter(pl.col("benchmark").is_in(benchmarks))
+    """Per (benchmark, recorded battle selection) of the stale battles snapshots (:func:`stale_battle_snapshots`;
+    arena snapshots are :func:`stale_arenas`), the selection and the method runs of those snapshots."""
     stale: dict[tuple[str, str], tuple[BattleSelection, list[MethodRun]]] = {}
-    for benchmark, method, parameters, fingerprint in latest.select(
-        "benchmark", "method", "parameters", "input_fingerprint"
-    ).iter_rows():
-        if benchmark not in loads or battle_fingerprint(loads[benchmark]) == fingerprint:
+    for benchmark, method, recorded in stale_battle_snapshots(warehouse, loads, benchmarks):
+        if method == ARENA_METHOD:
             continue
-        recorded = json.loads(parameters)
         selection = recorded.pop(BATTLE_LEVEL, {})
         key = (benchmark, json.dumps(selection, sort_keys=True))
         runs = stale.setdefault(key, (BattleSelection.from_parameters(selection), []))[1]
         runs.append(MethodRun.from_parameters(method, recorded))
     return stale
+
+
+def stale_arenas(
+    warehouse: Warehouse, loads: Mapping[str, tuple[str, ...]], benchmarks: list[str] | None = None,
+) -> list[tuple[str, ArenaSettings]]:
+    """Each stale arena snapshot (:func:`stale_battle_snapshots`): its benchmark and recorded settings."""
+    return [(benchmark, ArenaSettings.from_parameters(recorded))
+            for benchmark, method, recorded in stale_battle_snapshots(warehouse, loads, benchmarks)
+            if method == ARENA_METHOD]

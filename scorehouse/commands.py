@@ -251,9 +251,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
 
 def check_rank_selection(args: argparse.Namespace, battle_options: bool) -> None:
-    """What to rank exists and fits the options (:func:`flows.rank.rank_levels`), checked before the flow
+    """What to rank exists and fits the options (:func:`flows.selection.rank_levels`), checked before the flow
     starts, so a mistake is a usage error (exit 2), not a failed flow run."""
-    from scorehouse.flows.rank import rank_levels
+    from scorehouse.flows.selection import rank_levels
     from scorehouse.warehouse.storage import Warehouse
 
     current_catalog(args.home)
@@ -490,7 +490,8 @@ def voter_selection(args: argparse.Namespace):  # noqa: ANN201 - transforms.rank
 def cmd_forget(args: argparse.Namespace) -> int:
     """Retract loads (:mod:`flows.forget`), then re-rank the benchmarks they scored that still have inputs."""
     from scorehouse.flows.forget import ForgetError, forget_loads
-    from scorehouse.flows.rank import rank_flow, rank_levels
+    from scorehouse.flows.rank import rank_flow
+    from scorehouse.flows.selection import rank_levels
     from scorehouse.warehouse.storage import Warehouse
 
     if bool(args.load_ids) == (args.benchmark is not None):
