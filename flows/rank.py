@@ -33,7 +33,6 @@ from scorehouse.aggregators import (
     RankingResult,
     aggregate_battles,
     battle_counts,
-    bootstrap,
     bootstrap_battles,
     build_battles,
     build_profile,
@@ -53,7 +52,7 @@ from scorehouse.flows.selection import rank_levels, selected_battles
 from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.transforms.rank_plan import (
     MethodRun, NotApplicable, VoterSelection, command_min_coverage, covered_systems, default_note, default_runs,
-    elo_without_timestamps, ranked_ballots, run_method, with_min_coverage,
+    elo_without_timestamps, run_intervals, run_method, with_min_coverage,
 )
 from scorehouse.warehouse.partitions import (
     Partition, battle_fingerprint, benchmark_shape, current_fingerprints, read_metrics,
@@ -482,5 +481,4 @@ def ranking_intervals(
         battles = selected_battles(warehouse, benchmark, BattleSelection())
         return bootstrap_battles(method_run.method, battles, method_run.params, **options)
     scores, metrics = runtime.call(read_benchmark, warehouse, benchmark, level)
-    ballots, _ = ranked_ballots(make_ballots(scores, metrics, level=level).collect(), level, method_run)
-    return bootstrap(method_run.method, ballots, two_step=method_run.two_step, **options, **method_run.params)
+    return run_intervals(scores, metrics, level, method_run, dict(options))

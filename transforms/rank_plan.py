@@ -48,8 +48,9 @@ from typing import Any
 
 import polars as pl
 
-from scorehouse.aggregators import REGISTRY, RankingResult, run
+from scorehouse.aggregators import REGISTRY, RankingResult, bootstrap, run
 from scorehouse.aggregators.errors import AggregationError, InvalidParameterError
+from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.transforms.catalog import glob_regex
 from scorehouse.warehouse.schema import BATTLE_LEVEL
 
@@ -387,3 +388,15 @@ def run_method(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> Rank
     ballots, notes = ranked_ballots(ballots, level, method_run)
     result = run(method_run.method, ballots, two_step=method_run.two_step, params=method_run.params)
     return replace(result, notes=default_note(method_run) + notes + result.notes)
+
+
+
+def run_intervals(
+    scores: pl.DataFrame, metrics: pl.DataFrame, level: str, method_run: MethodRun, options: dict[str, Any],
+) -> pl.DataFrame:
+    """Bootstrap intervals (:func:`aggregators.bootstrap`) of one method run on what it ranks of ``scores``: the
+    voters it selected (``only_task``, ``only_metric``), then :func:`ranked_ballots`; ``options``: ``n_resamples``,
+    ``level``, ``seed``.  The API (``Warehouse.rank(intervals=True)``) and the site's whiskers both come from here."""
+    selected = make_ballots(VoterSelection.of(method_run).select(scores), metrics, level=level).collect()
+    ranked, _ = ranked_ballots(selected, level, method_run)
+    return bootstrap(method_run.method, ranked, two_step=method_run.two_step, **options, **method_run.params)

@@ -6,7 +6,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from scorehouse.transforms.rank_plan import NotApplicable, complete_ballots
+from scorehouse.aggregators import bootstrap
+from scorehouse.transforms.ballots import ballots as make_ballots
+from scorehouse.transforms.rank_plan import MethodRun, NotApplicable, complete_ballots, run_intervals
 
 
 def _reference(rows: list[tuple[str, str, float | None]], level: str) -> set[str]:
@@ -44,3 +46,23 @@ def test_complete_ballots_keep_exactly_the_complete_systems_or_voters(level, see
         assert notes and f"left out {len(left_out)} " in notes[0]
     else:
         assert notes == () and kept.equals(frame)
+
+
+def test_run_intervals_bootstrap_only_the_voters_the_run_selected():
+    """A run recorded with ``only_task`` is bootstrapped on those tasks' voters, as it was ranked."""
+    rng = np.random.default_rng(5)
+    tasks = [f"math-{i}" for i in range(4)] + [f"code-{i}" for i in range(4)]
+    # s0 leads on math, s3 on code: the selection changes the ranking
+    rows = [{"benchmark": "b", "task": t, "metric": "acc", "instance": None, "system": f"s{s}", "load_id": "x",
+             "score": float((s if t.startswith("code") else 3 - s) * 10 + rng.normal(0, 4))}
+            for t in tasks for s in range(4)]
+    scores = pl.DataFrame(rows, schema_overrides={"instance": pl.String})
+    metrics = pl.DataFrame({"benchmark": "b", "task": tasks, "metric": "acc", "higher_is_better": True,
+                            "is_ranked": True, "weight": 1.0, "group": tasks, "group_weight": 1.0})
+    options = {"n_resamples": 40, "seed": 2}
+    selected = run_intervals(scores, metrics, "task", MethodRun("mean", only=(("only_task", ("math-*",)),)), options)
+    math = make_ballots(scores.filter(pl.col("task").str.starts_with("math")), metrics, level="task").collect()
+    assert selected.equals(bootstrap("mean", math, **options))
+    assert selected.get_column("system")[0] == "s0"
+    every = make_ballots(scores, metrics, level="task").collect()
+    assert run_intervals(scores, metrics, "task", MethodRun("mean"), options).equals(bootstrap("mean", every, **options))
