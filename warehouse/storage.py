@@ -58,7 +58,7 @@ from scorehouse.warehouse.schema import (
     SYSTEMS,
     conform,
 )
-from scorehouse.warehouse.sql import loads_relation, query_files
+from scorehouse.warehouse.sql import files_relation, loads_relation, query_files
 
 @dataclass(frozen=True)
 class LoadRecord:
@@ -342,6 +342,17 @@ class Warehouse:
             return pl.DataFrame(schema=COVERAGE).lazy()
         loads = current.get_column("load_id").implode()
         return pl.scan_parquet(paths, glob=False).select(list(COVERAGE)).filter(pl.col("load_id").is_in(loads))
+
+    def coverage_relation(self, current: pl.DataFrame | None = None) -> str:
+        """:meth:`coverage_scan` as a DuckDB SELECT over the coverage files (run by :func:`warehouse.sql.query_files`),
+        for aggregates of the whole coverage: DuckDB pushes a query's filters and columns into the scan and keeps
+        its memory to the groups it makes, where Polars' streaming unique of MTEB's coverage held 3.2 GB and a
+        collect of it 15 GB.  ``current``: the current manifests, when the caller has them already.
+        """
+        current = self.manifests().filter("is_current") if current is None else current
+        coverage = files_relation(self.coverage_files(current), COVERAGE)
+        return (f"SELECT * FROM ({coverage}) "
+                f"WHERE load_id IN (SELECT load_id FROM ({loads_relation(self.home)}) WHERE is_current)")
 
     def coverage_files(self, current: pl.DataFrame) -> list[Path]:
         """The coverage files of the batches of the ``current`` manifests, each written first from its scores when
