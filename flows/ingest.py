@@ -199,7 +199,7 @@ def ingest_batch(
     try:
         return commit_batch(warehouse, plans, format, benchmark, trust_pickle, reparse, columns)
     finally:  # the raw copies of files that did not commit (skipped, failed, a full disk) go with the run
-        warehouse.discard_raw(plan.sha for plan in plans)
+        warehouse.discard_raw((plan.sha, plan.path) for plan in plans)
 
 
 def commit_batch(

@@ -141,7 +141,7 @@ def prepare_file(
     columns: dict[str, str] | None,
 ) -> Prepared | FileOutcome:
     """Archive one file and choose its format and load id; its rejection when that fails."""
-    sha = warehouse.archive_raw(plan.path)
+    sha = warehouse.archive_raw(plan.path, plan.sha)
     if sha != plan.sha:
         error = FileChangedError(f"the file changed while it was being ingested; ingest {plan.origin} again")
         return rejected(warehouse, plan.origin, sha, error, reparse, plan.in_folder)

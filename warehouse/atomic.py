@@ -10,12 +10,13 @@ A failed write removes its temporary file and leaves the target as it was.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import re
 import shutil
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -96,6 +97,38 @@ def copy_aside(source: Path, target: Path) -> Path:
         aside.unlink(missing_ok=True)
         raise
     return aside
+
+
+def copy_hashed_aside(source: Path, target_of: Callable[[str], Path], expected: str) -> str:
+    """Copy ``source`` byte for byte under the aside name (:func:`aside_path`) of ``target_of(sha)``, ``sha`` being
+    the sha256 of the bytes copied, hashed as they are written; return ``sha``.
+
+    One read of ``source``, and the hash is that of exactly the bytes copied (a hash then a copy read the file twice,
+    and a file changed between them was archived under another file's hash).  The copy is written under the aside
+    name of ``expected`` (the hash the caller read earlier) and renamed to its own when the bytes hash otherwise
+    (the file changed since); removed when that target exists already.  A failed copy leaves nothing.
+    """
+    target = Path(target_of(expected))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    aside = aside_path(target)
+    digest = hashlib.sha256()
+    try:
+        with open(source, "rb") as reader, open(aside, "wb") as writer:
+            for block in iter(lambda: reader.read(1 << 20), b""):
+                digest.update(block)
+                writer.write(block)
+    except BaseException:
+        aside.unlink(missing_ok=True)
+        raise
+    sha = digest.hexdigest()
+    if sha != expected:
+        own = Path(target_of(sha))
+        if own.exists():
+            aside.unlink()
+        else:
+            own.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(aside, aside_path(own))
+    return sha
 
 
 def publish(aside: Path) -> Path:

@@ -79,7 +79,6 @@ from scorehouse.warehouse.schema import (
     ANALYSIS_MANIFEST,
     BATTLES,
     BATTLES_QUARANTINE,
-    COVERAGE,
     GROUP_KEYS,
     METRICS,
     QUARANTINE,
@@ -296,11 +295,8 @@ def current_metric_keys(warehouse: Warehouse) -> pl.DataFrame:
     (41 M coverage rows, 685,000 keys), where Polars' streaming unique of the same scan held 3.2 GB.
     """
     schema = {"benchmark": pl.String(), "task": pl.String(), "metric": pl.String()}
-    coverage = files_relation(warehouse.coverage_files(warehouse.manifests().filter("is_current")), COVERAGE)
     keys = query_files(
-        f"""SELECT DISTINCT benchmark, task, metric FROM ({coverage})
-            WHERE load_id IN (SELECT load_id FROM ({loads_relation(warehouse.home)}) WHERE is_current)
-            ORDER BY benchmark, task, metric""")
+        f"SELECT DISTINCT benchmark, task, metric FROM ({warehouse.coverage_relation()}) ORDER BY benchmark, task, metric")
     return conform(keys, schema)
 
 

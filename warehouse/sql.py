@@ -154,13 +154,16 @@ def loads_relation(home: Path) -> str:
     return f"SELECT *, {LOAD.window()} = 1 AS is_current FROM ({versioned})"
 
 
-def query_files(sql: str, parameters: list | None = None) -> pl.DataFrame:
+def query_files(sql: str, parameters: list | None = None, frames: dict[str, pl.DataFrame] | None = None) -> pl.DataFrame:
     """Run ``sql`` (over Parquet files, not the catalog) on an in-memory DuckDB; a Polars frame.
 
+    ``frames`` are small tables the query reads by name (a selection of tasks, the ranked metrics).
     The session's time zone is UTC so that timestamps come back as they were written.
     """
     import duckdb
 
     with duckdb.connect() as con:
         con.execute("SET TimeZone = 'UTC'")
+        for name, frame in (frames or {}).items():
+            con.register(name, frame.to_arrow())
         return pl.from_arrow(con.sql(sql, params=parameters).to_arrow_table())

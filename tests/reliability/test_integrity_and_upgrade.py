@@ -11,8 +11,11 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.cli import main
+from scorehouse.flows.reconcile import stale_runs
 from scorehouse.warehouse.home_format import HOME_FORMAT
 from scorehouse.warehouse.integrity import sha256_of
+from scorehouse.warehouse.partitions import current_fingerprints
+from scorehouse.warehouse.storage import Warehouse
 
 
 def csv_rows(capsys) -> list[str]:
@@ -79,3 +82,13 @@ def test_a_file_changed_in_place_with_its_size_kept_is_found_again(old_home: Pat
     capsys.readouterr()
     assert main(["--home", str(old_home), "sql", "SELECT count(*) FROM rankings", "--format", "csv"]) == 0
     assert str(target) in capsys.readouterr().err
+
+
+def test_the_snapshots_of_a_previous_home_still_match_its_inputs_so_the_upgrade_ranks_nothing_again(old_home: Path) -> None:
+    """The fingerprints the previous code recorded equal those computed now (one DuckDB query over the coverage)."""
+    manifests = pl.read_parquet(list((old_home / "snapshot_manifests").glob("*.parquet")))
+    recorded = set(manifests.select("benchmark", "level", "input_fingerprint").iter_rows())
+    assert len(recorded) == 1  # six methods ranked the same inputs
+    warehouse = Warehouse(old_home)
+    assert {(b, level, f) for (b, level), f in current_fingerprints(warehouse, ["superglue"]).items()} == recorded
+    assert stale_runs(warehouse) == {}

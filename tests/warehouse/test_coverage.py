@@ -9,11 +9,14 @@ import pyarrow as pa
 
 from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.ingest import ingest_flow
-from tests.warehouse.conftest import GLUE_CSV
+from tests.warehouse.conftest import GLUE_CSV, VALUE_CSV
 from tests.warehouse.test_ingest import sql
 from scorehouse.warehouse.catalog import shared_partitions
-from scorehouse.warehouse.partitions import benchmark_shape, read_metrics, read_partition, read_partition_arrow
+from scorehouse.warehouse.partitions import (
+    benchmark_shape, current_fingerprints, read_metrics, read_partition, read_partition_arrow,
+)
 from scorehouse.warehouse.schema import SCORES, conform
+from scorehouse.warehouse.snapshots import input_fingerprint
 from scorehouse.warehouse.storage import Warehouse
 
 
@@ -106,3 +109,64 @@ def test_partitions_of_tasks_with_their_own_systems_stay_within_the_cell_budget(
 
     assert sizes(own) == [2] * 5  # two tasks: 100 voters x 40 systems; three would be 150 x 60
     assert sizes(shared) == [4, 4, 2]  # four tasks: 200 voters x the same 20 systems
+
+
+def loads_of_three_glue_files(home, tmp_path) -> dict[str, str]:
+    """GLUE, then a corrected GLUE of the same source (the first is superseded), then a copy under another name
+    that scores the same cells (two current loads share them), and VALUE: the loads by role."""
+    files = {"first": tmp_path / "a" / "glue.csv", "corrected": tmp_path / "b" / "glue.csv",
+             "copy": tmp_path / "c" / "glue-copy.csv"}
+    texts = {"first": GLUE_CSV.read_text(), "corrected": GLUE_CSV.read_text().replace("93.9/91.8", "94.0/91.8", 1),
+             "copy": GLUE_CSV.read_text().replace("75.5", "75.4", 1)}
+    loads = {}
+    for role, path in files.items():
+        path.parent.mkdir()
+        path.write_text(texts[role])
+        [outcome] = ingest_flow([str(path)], home=str(home), benchmark="glue").files
+        loads[role] = outcome.load_id
+    ingest_flow([str(VALUE_CSV)], home=str(home))
+    return loads
+
+
+def test_the_shape_is_what_polars_computes_over_the_collected_coverage(home, tmp_path):
+    """The reference is the plan's definition computed by plain Polars on the whole current coverage."""
+    loads = loads_of_three_glue_files(home, tmp_path)
+    warehouse = Warehouse(home)
+    metrics = read_metrics(warehouse, "glue")
+    coverage = warehouse.current_coverage().filter((pl.col("benchmark") == "glue") & (pl.col("level") == "task"))
+    assert set(coverage.get_column("load_id").unique().to_list()) == {loads["corrected"], loads["copy"]}
+    some_tasks = tuple(sorted(coverage.get_column("task").unique().to_list())[::2])
+    some_systems = tuple(sorted(coverage.get_column("system").unique().to_list())[1::3])
+    for systems, tasks in ((None, None), (some_systems, None), (None, some_tasks), (some_systems, some_tasks)):
+        mine = coverage.filter(pl.col("system").is_in(list(systems or coverage.get_column("system"))),
+                               pl.col("task").is_in(list(tasks or coverage.get_column("task"))))
+        ranked = mine.join(metrics.filter("is_ranked").select("benchmark", "task", "metric"),
+                           on=["benchmark", "task", "metric"])
+        cells = ranked.group_by("task", "metric").agg(pl.col("system").n_unique(), pl.col("rows").n_unique(),
+                                                      pl.col("nulls").sum())
+        per_task = mine.group_by("task").agg(pl.col("rows").sum(), pl.col("load_id").unique().sort()).sort("task")
+        shape = benchmark_shape(warehouse, "glue", "task", metrics, partition_rows=1, systems=systems, tasks=tasks)
+        assert shape.systems == tuple(sorted(ranked.get_column("system").unique().to_list()))
+        assert shape.load_ids == tuple(sorted(mine.get_column("load_id").unique().to_list()))
+        assert shape.may_miss == (cells.filter((pl.col("system") < len(shape.systems)) | (pl.col("rows") > 1)
+                                               | (pl.col("nulls") > 0)).height > 0)
+        assert [(p.tasks, p.rows, p.loads, p.shared) for p in shape.partitions] == [
+            ((task, ), rows, tuple(ids), len(ids) > 1) for task, rows, ids in per_task.iter_rows()]
+    whole = benchmark_shape(warehouse, "glue", "task", metrics)  # the default budget: one partition of every task
+    assert [p.tasks for p in whole.partitions] == [tuple(sorted(coverage.get_column("task").unique()))]
+    assert whole.may_miss  # GLUE has four cells of '-'
+
+
+def test_fingerprints_are_those_of_the_current_loads_of_each_benchmark_and_level(home, tmp_path):
+    loads = loads_of_three_glue_files(home, tmp_path)
+    warehouse = Warehouse(home)
+    coverage = warehouse.current_coverage()
+    expected = {
+        (benchmark, level): input_fingerprint(ids.to_list(), read_metrics(warehouse, benchmark))
+        for (benchmark, level), ids in ((key, part.get_column("load_id").unique())
+                                        for key, part in coverage.group_by("benchmark", "level"))
+    }
+    assert len(expected) == 2 and loads["first"] not in coverage.get_column("load_id").to_list()
+    assert current_fingerprints(warehouse, ["glue", "value"]) == expected
+    assert current_fingerprints(warehouse, ["glue"]) == {("glue", "task"): expected[("glue", "task")]}
+    assert current_fingerprints(warehouse, []) == {}
