@@ -106,7 +106,8 @@ def copy_hashed_aside(source: Path, target_of: Callable[[str], Path], expected: 
     One read of ``source``, and the hash is that of exactly the bytes copied (a hash then a copy read the file twice,
     and a file changed between them was archived under another file's hash).  The copy is written under the aside
     name of ``expected`` (the hash the caller read earlier) and renamed to its own when the bytes hash otherwise
-    (the file changed since); removed when that target exists already.  A failed copy leaves nothing.
+    (the file changed since), or removed when the archive holds those other bytes already (the caller checks
+    ``expected`` before copying).  A failed copy leaves nothing.
     """
     target = Path(target_of(expected))
     target.parent.mkdir(parents=True, exist_ok=True)
