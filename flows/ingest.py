@@ -142,7 +142,7 @@ def walk_folder(folder: Path) -> tuple[list[Path], list[FileOutcome]]:
         kind = what_it_is(entry)
         if kind == "a symbolic link loop":
             skipped.append(not_read(entry, kind))
-        elif not entry.resolve().is_relative_to(root):
+        elif entry.is_symlink() and not entry.resolve().is_relative_to(root):  # rglob's own folders are in it
             skipped.append(FileOutcome(str(entry), "skipped", error=f"{entry}: a symbolic link leading out of {folder}; not followed"))
         elif kind == "a folder" and entry.is_symlink():
             skipped.append(FileOutcome(str(entry), "skipped", error=f"{entry}: a symbolic link to a folder; not followed "

@@ -13,6 +13,7 @@ import polars as pl
 
 from scorehouse.transforms.parsers.base import Parsed
 from scorehouse.transforms.segment_layouts import reconcile
+from scorehouse.transforms.slices import runs
 from scorehouse.transforms.validate import validate_loads
 from scorehouse.transforms.validate_battles import ValidatedBattles, validate_battles
 from scorehouse.flows.ingest_read import FileOutcome, ParsedFile
@@ -84,13 +85,13 @@ def validated_loads(parsed: list[ParsedFile]) -> list[NewLoad]:
             file=pl.Series([new.record.file_name for new in group], dtype=pl.String).repeat_by(heights).explode(),
             load_id=pl.Series([new.record.load_id for new in group], dtype=pl.String).repeat_by(heights).explode(),
         )
-        checked = validate_loads(rows)
-        scores.update(checked.scores.partition_by("load_id", as_dict=True, maintain_order=True))
-        quarantine.update(checked.quarantine.partition_by("load_id", as_dict=True, maintain_order=True))
+        checked = validate_loads(rows)  # in row order: each load's rows stay next to each other
+        for frame, cut in ((checked.scores, scores), (checked.quarantine, quarantine)):
+            cut.update({load: frame.slice(*at) for load, at in runs(frame.get_column("load_id")).items()})
     out = []
     no_scores, no_quarantine = pl.DataFrame(schema=SCORES), pl.DataFrame(schema=QUARANTINE)  # once, not per load
     for new in parsed:
-        key = (new.record.load_id,)
+        key = new.record.load_id
         landed, held = scores.get(key, no_scores), quarantine.get(key, no_quarantine)
         record = replace(new.record, rows_landed=landed.height, rows_quarantined=held.height)
         out.append(NewLoad(record, landed, held, new.read_at, new.parsed.systems, new.parsed.segment_layouts))

@@ -69,3 +69,21 @@ def test_a_key_no_rule_matches_is_named():
 def test_a_bad_flag_names_the_line_and_value():
     with pytest.raises(MetricRulesError, match="rule 1 under the header: higher_is_better must be true or false, got 'yes'"):
         rules(("glue", "*", "*", "yes", "true", "1", "", ""))
+
+
+names = st.text(st.sampled_from(list("abAé-./[]1 *?")), max_size=5)
+patterns = st.text(st.sampled_from(list("abé-.*?[]!1")), max_size=4)
+
+
+@given(keys=st.lists(st.tuples(names, names, names), min_size=1, max_size=30),
+       patterns=st.lists(st.tuples(patterns, patterns, patterns), max_size=8))
+def test_each_key_gets_the_first_rule_fnmatchcase_matches(keys, patterns):
+    """The rule each key resolves to, against a key-by-key, rule-by-rule fnmatchcase reference (a rule's weight is
+    its place); the last rule is a catch-all."""
+    table = rules(*[(*p, "true", "true", str(i), "", "") for i, p in enumerate([*patterns, ("*", "*", "*")])])
+    frame = pl.DataFrame(keys, schema=["benchmark", "task", "metric"], orient="row")
+    catalog = resolve_metrics(frame, table)
+    expected = {key: next(i for i, rule in enumerate([*patterns, ("*", "*", "*")])
+                          if all(fnmatch.fnmatchcase(name, pattern) for name, pattern in zip(key, rule, strict=True)))
+                for key in keys}
+    assert {row[:3]: int(row[5]) for row in catalog.rows()} == expected

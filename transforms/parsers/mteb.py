@@ -63,6 +63,7 @@ from scorehouse.transforms.parsers import register_format
 from scorehouse.transforms.parsers.base import Format, NotScoresError, Parsed, ParseError, rows_frame
 from scorehouse.transforms.parsers.json_dump import load_json
 from scorehouse.transforms.parsers.mteb_cells import Cells, evaluation_split, subsets_of
+from scorehouse.transforms.slices import runs
 from scorehouse.warehouse.schema import PARSED_ROWS, SYSTEMS
 
 BENCHMARK = "mteb"
@@ -220,13 +221,13 @@ def parse_results(paths: list[Path], benchmark: str | None) -> list[Parsed | Par
         "file", benchmark=pl.lit(benchmark or BENCHMARK), task="task", metric="metric",
         instance=pl.lit(None, PARSED_ROWS["instance"]), system=systems, value="value", line=pl.lit(None, PARSED_ROWS["line"]),
     )
-    by_file = rows.partition_by("file", as_dict=True, include_key=False)  # in the parsed rows' schema already
+    by_file = runs(rows.get_column("file"))  # the cells are in file order
+    rows = rows.drop("file")  # in the parsed rows' schema
     for i, problems in notes.items():
-        found = by_file.get((i,))
-        if found is None:
+        if i not in by_file:
             outcomes[i] = ParseError(paths[i], "an MTEB result without any numeric score; is it complete?")
             continue
-        outcomes[i] = Parsed(found, tuple(problems), benchmark=benchmark or BENCHMARK)
+        outcomes[i] = Parsed(rows.slice(*by_file[i]), tuple(problems), benchmark=benchmark or BENCHMARK)
     return outcomes
 
 

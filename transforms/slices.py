@@ -1,0 +1,26 @@
+"""A batch's rows cut into the rows of each of its files or loads as slices (views of the same buffers), not copies.
+
+The rows of a batch are built file after file and validated and written together again: cutting them into a frame
+per file or load with ``partition_by`` copied the whole batch, twice per batch, for frames that are only read.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+
+class RunsError(ValueError):
+    """A column whose equal values are not next to each other: it cannot be cut into one slice per value."""
+
+
+def runs(column: pl.Series) -> dict[object, tuple[int, int]]:
+    """(offset, length) of the rows of each value of ``column``, whose equal values must be next to each other
+    (``frame.slice(offset, length)`` is then that value's rows, in order); :class:`RunsError` when they are not."""
+    counted = column.rle().struct.unnest()
+    lengths = counted.get_column("len")
+    offsets = lengths.cum_sum() - lengths
+    values = counted.get_column("value").to_list()
+    out = dict(zip(values, zip(offsets.to_list(), lengths.to_list(), strict=True), strict=True))
+    if len(out) < len(values):
+        raise RunsError(f"the rows of a value of {column.name!r} are not next to each other: they cannot be one slice")
+    return out
