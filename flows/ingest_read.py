@@ -15,6 +15,7 @@ batch and commits it is :mod:`flows.ingest`; the batch's validation is :mod:`flo
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -136,6 +137,19 @@ class Prepared:
     load_id: str
 
 
+def changed_since_plan(plan: FilePlan) -> bool:
+    """Whether ``plan``'s file was written after the plan stat'ed it (its change time, modification time or inode
+    differ), so the parse may have read other bytes than the archive hashed and kept: the parsers read paths,
+    after the archive's own read.  A file the plan did not stat (none today) is taken as unchanged."""
+    if not plan.stat:
+        return False
+    try:
+        now = os.stat(plan.path)
+    except OSError:
+        return True
+    return (now.st_mtime_ns, now.st_ctime_ns, now.st_ino) != tuple(plan.stat[:3])
+
+
 def prepare_file(
     warehouse: Warehouse, plan: FilePlan, format: str | None, benchmark: str | None, trust_pickle: bool, reparse: bool,
     columns: dict[str, str] | None,
@@ -201,6 +215,10 @@ def read_files(
     steps = [prepare_file(warehouse, plan, format, benchmark, trust_pickle, reparse, columns) for plan in plans]
     prepared = [step for step in steps if isinstance(step, Prepared)]
     parsed = dict(zip(map(id, prepared), parse_prepared(prepared, benchmark, columns), strict=True))
+    for step in prepared:
+        if changed_since_plan(step.plan):
+            parsed[id(step)] = FileChangedError(
+                f"the file changed while it was being parsed; ingest {step.plan.origin} again")
     out: list[tuple[FileOutcome, ParsedFile | None]] = []
     for step in steps:
         if isinstance(step, FileOutcome):
