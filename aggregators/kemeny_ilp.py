@@ -273,8 +273,11 @@ class _Incumbent:
         self.order = improve(costs, preference_order(costs), tolerance)
         self.cost = order_cost(costs, self.order)
 
+    def improved(self, order: np.ndarray) -> np.ndarray:
+        return improve(self.costs, order, self.tolerance)
+
     def offer(self, order: np.ndarray) -> None:
-        order = improve(self.costs, order, self.tolerance)
+        order = self.improved(order)
         cost = order_cost(self.costs, order)
         if cost < self.cost - self.tolerance:
             self.order, self.cost = order, cost
@@ -310,7 +313,8 @@ def _climb(program: _Program, relaxation: Relaxation, active: np.ndarray, budget
         # on the lattice no ranking lies strictly between two points: ask at the bound itself, else below the incumbent
         target = lower if program.step else incumbent.cost - incumbent.tolerance
         margin = program.step or incumbent.tolerance / 2
-        answer = ranking_at_most(program, relaxation, active, program.scaled(target), margin * program.scale, budget)
+        answer = ranking_at_most(program, relaxation, active, program.scaled(target), margin * program.scale, budget,
+                                 repair=incumbent.improved)
         if answer.status == "undecided":
             break
         if answer.status == "found":

@@ -22,6 +22,7 @@ ranking has one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -57,12 +58,15 @@ def settled_above(program: _Program, relaxation: Relaxation, target: float) -> n
 
 
 def ranking_at_most(program: _Program, relaxation: Relaxation, rows_known: np.ndarray, target: float,
-                    margin: float, budget: Budget, other_than: np.ndarray | None = None) -> Answer:
+                    margin: float, budget: Budget, other_than: np.ndarray | None = None,
+                    repair: Callable[[np.ndarray], np.ndarray] | None = None) -> Answer:
     """A ranking of objective at most ``target`` (scaled units), or the proof that none exists.
 
     ``rows_known``: pair ids ``(ij, jk, ik)`` of the triples whose rows to start from.
     ``margin``: no ranking's objective lies in ``(target, target + margin]``.  ``other_than``: a
     ranking to exclude (no-good cut on its neighbour pairs; any other ranking reverses one of them).
+    ``repair``: local search that turns the ranking nearest a solution that breaks rows into a better
+    one; when that costs at most ``target`` it is the answer, without another program.
     """
     above = settled_above(program, relaxation, target)
     if above is None:
@@ -96,6 +100,10 @@ def ranking_at_most(program: _Program, relaxation: Relaxation, rows_known: np.nd
         broken = program.triples_where(value)
         if not len(broken):
             return Answer("found", program.order_of(value, above.shape[0]))
+        if repair is not None:
+            repaired = repair(program.order_of(value, above.shape[0]))
+            if program.objective @ program.pairs_of(repaired) <= target + margin / 4:
+                return Answer("found", repaired)
         triples = np.concatenate([triples, broken])  # each has two or more free pairs (see above)
     return Answer("undecided")
 
