@@ -152,3 +152,36 @@ def test_local_search_never_costs_more_than_its_start():
     np.fill_diagonal(costs, 0.0)
     start = rng.permutation(30)
     assert ranking_cost(costs, list(improve(costs, start, 1e-9))) <= ranking_cost(costs, list(start))
+
+
+def random_costs(seed: int, n: int, weighted: bool) -> np.ndarray:
+    """``C[x, y]`` of a few voters who each rank the systems at random (weights 0.5 to 2.5 when weighted)."""
+    rng = np.random.default_rng(seed)
+    positions = np.argsort(rng.random((5, n)), axis=1)
+    weights = rng.choice([0.5, 1.0, 2.5], size=5) if weighted else np.ones(5)
+    below = (positions[:, :, None] > positions[:, None, :]).astype(float)  # [v, x, y]: v puts x below y
+    return np.einsum("v,vxy->xy", weights, below)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_climb_from_a_poor_ranking_and_a_weak_bound_reaches_the_dynamic_programs_optimum(weighted):
+    from scorehouse.aggregators.kemeny import kemeny_order
+    from scorehouse.aggregators.kemeny_ilp import _climb
+
+    gaps = 0
+    for seed in range(8):
+        costs = random_costs(seed, 11, weighted)
+        _, best, _ = kemeny_order(costs, 1e-9)
+        program = _Program.build(costs, 1.0)
+        # the relaxation without any 3-cycle row: the weakest bound, so every step is the climb's programs' work
+        relaxation = OrderModel(program.objective).relax(60.0)
+        start = program.lower_bound(relaxation.bound)
+        gaps += start < best - 1e-9
+        incumbent = _Incumbent(costs, 1e-9)
+        incumbent.order = np.argsort(-costs.sum(axis=1), kind="stable")  # most disliked first: far from optimal
+        incumbent.cost = ranking_cost(costs, list(incumbent.order))
+        lower = _climb(program, relaxation, program.no_triples, Budget(60), start, incumbent)
+        assert incumbent.cost == pytest.approx(best, abs=1e-9)
+        assert ranking_cost(costs, list(incumbent.order)) == pytest.approx(best, abs=1e-9)
+        assert lower == pytest.approx(best, abs=1e-9) if program.step else lower <= best + 1e-9
+    assert gaps >= 4  # most start below the optimum: the climb's programs prove it
