@@ -22,16 +22,17 @@ pair costs are whole or half numbers; none for weighted voters), so every
 bound rounds up to it.  The relaxation's bound usually stops a step or two
 short of the best ranking.  The integer phase then climbs: "is there a
 solution of cost at most the bound?" asked of HiGHS with that cutoff and with
-the columns that reduced-cost fixing settles for it fixed, so the program is
-a small part of the block's.  No such solution raises the bound by one step;
+the pairs that reduced-cost fixing and transitivity settle for it fixed
+(:mod:`aggregators.kemeny_search`), so the program is a small part of the block's.  No such solution raises the bound by one step;
 a solution that breaks 3-cycle rows adds them and asks again; a ranking is
 optimal, since nothing cheaper exists.  Weighted voters have no lattice: the
 question is then "is there a solution cheaper than the best ranking found?".
 
 Every solution is also turned into a ranking and improved by local search
-(move one system to its cheapest place), the incumbent; as soon as it costs
-no more than the bound it is optimal.  ``lazy=False`` gives all rows at once
-(``benchmarks/bench_kemeny.py`` compares the two; see the README).
+(move one system to its cheapest place; reorder each window of neighbours
+optimally by the dynamic program), the incumbent; as soon as it costs no more
+than the bound it is optimal.  ``lazy=False`` gives all rows at once
+(``benchmarks/bench_kemeny.py`` compares the two: ``docs/performance.md``).
 
 Under a :class:`aggregators.kemeny_order.Budget` of CPU seconds the answer is
 the best ranking found, its cost, the best lower bound proven, and
