@@ -34,9 +34,9 @@ solved by integer programming (:mod:`aggregators.kemeny_ilp`), which proves
 the optimum and decides whether it is unique.  ``time_limit`` seconds of CPU
 time (:class:`aggregators.kemeny_order.Budget`: the same work on a busy machine
 as on a quiet one) bound the integer programs of all blocks together; when it
-runs out the ranking is the best one found (warm-started from the net
-preference order improved by local search, then from every relaxation's
-solution) and the notes give its lower bound and gap.
+runs out the ranking is the best one found (the net preference order, then
+every relaxation's and program's solution, each improved by local search)
+and the notes give its lower bound and gap.
 
 Several rankings can be optimal.  Within a block solved by the dynamic
 program the ranking returned is the first optimal one in the alphabetical

@@ -1,8 +1,8 @@
 """What a Kemeny solver returns for one block of systems, and the cost of a ranking.
 
 Apart from :mod:`aggregators.kemeny_ilp` (the integer program, which imports
-``scipy.optimize``) so that the Kemeny method loads without scipy's solvers
-and pays for them only when a block is too large for the dynamic program.
+``highspy``) so that the Kemeny method loads without the solver and pays for
+it only when a block is too large for the dynamic program.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ ballots = pl.DataFrame({{"voter": ["t1", "t1", "t2", "t2"], "system": ["a", "b",
 aggregate({method!r}, ballots)
 print("MODULES", sorted(m for m in {modules!r} if m in sys.modules))
 """
-SOLVERS = ("scipy.optimize", "scipy.special", "scipy.sparse.csgraph", "scorehouse.aggregators.kemeny_ilp")
+SOLVERS = ("scipy.optimize", "scipy.special", "scipy.sparse.csgraph", "highspy", "scorehouse.aggregators.kemeny_ilp")
 
 
 @pytest.mark.parametrize(("method", "loaded"), [
