@@ -131,7 +131,7 @@ class OrderModel:
             return Relaxation(x, float(np.minimum(self.objective, 0.0).sum()), self.objective.copy())
         matrix = vstack(self.matrix)
         lower, upper = np.concatenate(self.lower), np.concatenate(self.upper)
-        # a row with no upper (lower) side may only have y <= 0 (>= 0): other signs prove nothing
+        # a row with no upper side may only have y >= 0, one with no lower side y <= 0: other signs prove nothing
         y = np.where(np.isinf(upper), np.maximum(y, 0.0), np.where(np.isinf(lower), np.minimum(y, 0.0), y))
         reduced = self.objective - matrix.T @ y
         rows = np.where(y > 0, y * np.where(np.isinf(lower), 0.0, lower), y * np.where(np.isinf(upper), 0.0, upper))
