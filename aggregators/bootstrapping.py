@@ -250,7 +250,7 @@ def interval_table(
         warnings.warn(f"bootstrap of {name!r}: {note}", RuntimeWarning, stacklevel=3)
     tail = (1.0 - level) / 2.0
     low, high = score_intervals(resampled.scores, level)
-    ranks = np.array([tie_classes(row) for row in resampled.scores])  # a loop over resamples
+    ranks = tie_classes(resampled.scores)  # every resample ranked at once
     best = np.quantile(ranks, tail, axis=0, method="lower").astype(np.int64)
     worst = np.quantile(ranks, 1.0 - tail, axis=0, method="higher").astype(np.int64)
     intervals = pl.DataFrame(

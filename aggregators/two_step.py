@@ -138,6 +138,9 @@ def _within_groups(
     )
     scores = np.full((len(names), len(profile.systems)), np.nan)
     notes: list[str] = []
+    # indexed in C: a group of thousands of instances (a bootstrap refits it hundreds of times) is not a Python loop
+    systems, voters = np.asarray(profile.systems, dtype=object), np.asarray(profile.voters, dtype=object)
+    groups = np.asarray(profile.groups, dtype=object)
     for index, group in enumerate(names.tolist()):  # a loop over groups, each scored as a profile
         rows = by_group[starts[index] : starts[index + 1]]
         scored_cols = (
@@ -148,11 +151,11 @@ def _within_groups(
         if not scored_cols.size or weights[index] == 0:  # nothing scored, or a group that takes no part
             continue
         sub = Profile(
-            systems=tuple(profile.systems[c] for c in scored_cols),
-            voters=tuple(profile.voters[r] for r in rows),
+            systems=tuple(systems[scored_cols].tolist()),
+            voters=tuple(voters[rows].tolist()),
             scores=profile.scores[np.ix_(rows, scored_cols)],
             weights=profile.weights[rows],
-            groups=tuple(profile.groups[r] for r in rows),
+            groups=tuple(groups[rows].tolist()),
         )
         result = score_profile(name, sub, params)
         notes.extend(f"group {group!r}: {n}" for n in result.notes)

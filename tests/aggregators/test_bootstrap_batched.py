@@ -10,6 +10,7 @@ from scipy.stats import rankdata
 from scorehouse.aggregators import bootstrap, build_profile
 from scorehouse.aggregators.borda_partial import voter_points
 from scorehouse.aggregators.profile import Profile
+from scorehouse.aggregators.ranking import tie_classes
 from scorehouse.aggregators.registry import method_info
 from scorehouse.aggregators.scoring import score_profile
 from tests.aggregators.strategies_missing import enumerate_compatible, partial_profiles
@@ -85,3 +86,21 @@ def test_mean_adjusted_batch_rows_are_the_method_on_each_drawn_profile(seed, n_s
         np.testing.assert_allclose(batched.scores[row], one.scores, rtol=1e-9, atol=1e-9)
         notes.update(one.notes)
     assert set(batched.notes) == notes
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0.0, 1.0, 1.0 + 1e-12, 2.5, -3.0, float("nan")]), min_size=5, max_size=5),
+                min_size=1, max_size=6))
+def test_tie_classes_of_a_batch_are_each_rows_ranks_by_brute_force(rows):
+    """Every resample ranked at once: row r's ranks are 1 + the scores of the row clearly above each one
+    (NaN last, tied), as counted here pair by pair."""
+    scores = np.array(rows)
+    ranks = tie_classes(scores)
+
+    def above(x: float, y: float) -> bool:  # y ranks strictly above x
+        if np.isnan(y):
+            return False
+        return np.isnan(x) or y - x > 1e-9 * max(1.0, abs(x), abs(y))
+
+    for row, got in zip(scores, ranks, strict=True):
+        assert got.tolist() == [1 + sum(above(x, y) for y in row) for x in row]
