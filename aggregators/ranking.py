@@ -50,7 +50,8 @@ def tie_classes(scores: np.ndarray) -> np.ndarray:
 
 
 def snap_ties(scores: np.ndarray) -> np.ndarray:
-    """``scores`` with every tie class of :func:`tie_classes` set to its highest value (NaN stays NaN).
+    """``scores`` with every tie class of :func:`tie_classes` set to its highest value (NaN stays NaN); along the
+    last axis, so the groups x systems scores of a two-step run are snapped at once.
 
     What a score passes on when it feeds another computation (a two-step
     run's second step): scores the tie rule calls equal become exactly equal,
@@ -58,9 +59,11 @@ def snap_ties(scores: np.ndarray) -> np.ndarray:
     """
     scores = np.asarray(scores, dtype=float)
     ranks = tie_classes(scores)
-    top = np.full(scores.size + 1, -np.inf)
-    np.maximum.at(top, ranks, np.where(np.isnan(scores), -np.inf, scores))
-    return np.where(np.isnan(scores), np.nan, top[ranks])
+    rows = ranks.reshape(-1, scores.shape[-1]) if scores.ndim else ranks.reshape(1, 0)
+    slots = rows + (scores.shape[-1] + 1) * np.arange(rows.shape[0])[:, None]  # each row's classes apart
+    top = np.full(rows.shape[0] * (scores.shape[-1] + 1), -np.inf)
+    np.maximum.at(top, slots.ravel(), np.where(np.isnan(scores), -np.inf, scores).ravel())
+    return np.where(np.isnan(scores), np.nan, top[slots].reshape(scores.shape))
 
 
 def ranking_table(systems: Sequence[str], scores: np.ndarray) -> pl.DataFrame:

@@ -86,7 +86,7 @@ def across_groups(
     profile = Profile(
         systems=tuple(systems),
         voters=tuple(group_names[g] for g in order),
-        scores=np.vstack([snap_ties(row) for row in within[order]]),  # a loop over groups
+        scores=snap_ties(within[order]),  # every group's row at once
         weights=weights[order],
         groups=("",) * len(order),
     )

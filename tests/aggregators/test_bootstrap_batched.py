@@ -10,7 +10,7 @@ from scipy.stats import rankdata
 from scorehouse.aggregators import bootstrap, build_profile
 from scorehouse.aggregators.borda_partial import voter_points
 from scorehouse.aggregators.profile import Profile
-from scorehouse.aggregators.ranking import tie_classes
+from scorehouse.aggregators.ranking import snap_ties, tie_classes
 from scorehouse.aggregators.registry import method_info
 from scorehouse.aggregators.scoring import score_profile
 from tests.aggregators.strategies_missing import enumerate_compatible, partial_profiles
@@ -104,3 +104,15 @@ def test_tie_classes_of_a_batch_are_each_rows_ranks_by_brute_force(rows):
 
     for row, got in zip(scores, ranks, strict=True):
         assert got.tolist() == [1 + sum(above(x, y) for y in row) for x in row]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0.0, 1.0, 1.0 + 1e-12, 2.5, -3.0, float("nan")]), min_size=4, max_size=4),
+                min_size=1, max_size=6))
+def test_snap_ties_of_a_batch_set_each_score_to_the_highest_it_ties_with(rows):
+    scores = np.array(rows)
+    snapped = snap_ties(scores)
+    for row, got in zip(scores, snapped, strict=True):
+        expected = [np.nan if np.isnan(x) else max(y for y in row if abs(y - x) <= 1e-9 * max(1.0, abs(x), abs(y)))
+                    for x in row]
+        np.testing.assert_array_equal(got, expected)
