@@ -46,7 +46,7 @@ from scorehouse.aggregators.ranking import ranking_table, tie_classes
 from scorehouse.aggregators.parameters import check_parameters
 from scorehouse.aggregators.registry import REGISTRY, MethodInfo, Scored, method_info
 from scorehouse.aggregators.scoring import score_profile
-from scorehouse.aggregators.two_step import score_two_step
+from scorehouse.aggregators.two_step import resampled_two_step, score_two_step
 
 RESAMPLING = ("voters", "pairs")
 # Voters per block of the counts product: bounds memory at about 32 MB per block.
@@ -141,8 +141,13 @@ def _resampled_scores(
             counts = _counts_by_voters(profile, multiplicity.astype(float))
         return _batched(info.from_counts(counts, **params))
     rows = _voter_draws(profile, n_resamples, two_step, rng)
-    if info.resampled is not None and not two_step:
-        return _batched(info.resampled(profile, draw_multiplicity(rows, len(profile.voters)), **params))
+    if info.resampled is not None:
+        multiplicity = draw_multiplicity(rows, len(profile.voters))
+        if not two_step:
+            return _batched(info.resampled(profile, multiplicity, **params))
+        batched = resampled_two_step(info.name, profile, params, multiplicity, across=across or info.name)
+        if batched is not None:
+            return batched
     voters, groups = np.asarray(profile.voters, dtype=object), np.asarray(profile.groups, dtype=object)
     scores, notes = [], []
     for draw in rows:  # one refit per resample: a method sees whole profiles

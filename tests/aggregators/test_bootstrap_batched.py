@@ -2,6 +2,7 @@
 against the enumeration of compatible rankings."""
 
 import numpy as np
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,6 +14,7 @@ from scorehouse.aggregators.profile import Profile
 from scorehouse.aggregators.ranking import snap_ties, tie_classes
 from scorehouse.aggregators.registry import method_info
 from scorehouse.aggregators.scoring import score_profile
+from scorehouse.aggregators.two_step import resampled_two_step, score_two_step
 from tests.aggregators.strategies_missing import enumerate_compatible, partial_profiles
 from tests.aggregators.strategies_paired import ballots_from_matrix
 
@@ -45,14 +47,15 @@ def refit_reference(method: str, ballots, n_resamples: int, seed: int):
             dict(zip(profile.systems, np.quantile(ranks, 0.975, axis=0, method="higher"))))
 
 
-@pytest.mark.parametrize("method", ["borda_partial", "mean_adjusted"])
+@pytest.mark.parametrize("method", ["borda_partial", "mean_adjusted", "mean", "borda"])
 @pytest.mark.parametrize("seed", [0, 7, 2024])
 def test_batched_bootstrap_equals_refits_on_the_same_draws(method, seed):
     assert method_info(method).resampled is not None  # the path under test
     rng = np.random.default_rng(seed)
     n_voters, n_systems = 25, 6
     scores = rng.normal(np.arange(n_systems) * 0.3, 1.0, size=(n_voters, n_systems))
-    scores[rng.random(scores.shape) < 0.25] = np.nan
+    if method_info(method).handles_missing:
+        scores[rng.random(scores.shape) < 0.25] = np.nan
     scores[:3] = rng.normal(size=(3, n_systems))  # three complete voters: a resample rarely leaves a system out
     weights = rng.integers(1, 4, size=n_voters).astype(float)
     ballots = ballots_from_matrix(scores, weights)
@@ -116,3 +119,36 @@ def test_snap_ties_of_a_batch_set_each_score_to_the_highest_it_ties_with(rows):
         expected = [np.nan if np.isnan(x) else max(y for y in row if abs(y - x) <= 1e-9 * max(1.0, abs(x), abs(y)))
                     for x in row]
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(("method", "unscored_cells"), [("mean", False), ("borda", False), ("borda_partial", True)])
+def test_batched_two_step_bootstrap_equals_two_step_refits_on_the_same_draws(method, unscored_cells):
+    """Voters drawn within their groups, as documented (groups in name order, each group's members drawn with
+    ``integers(0, size, (B, size))``), drawn here with numpy; each resample refitted two-step."""
+    rng = np.random.default_rng(11)
+    n_voters, n_systems, n_resamples = 30, 5, 40
+    scores = rng.normal(np.arange(n_systems) * 0.2, 1.0, size=(n_voters, n_systems))
+    if unscored_cells:
+        scores[rng.random(scores.shape) < 0.2] = np.nan
+    groups = np.array([f"g{v % 4}" for v in range(n_voters)])
+    ballots = ballots_from_matrix(scores).with_columns(group=pl.Series(np.repeat(groups, n_systems)))
+    table = bootstrap(method, ballots, n_resamples=n_resamples, seed=3, two_step=True)
+    profile = build_profile(ballots)
+    draw = np.random.default_rng(3)
+    names = np.asarray(profile.groups)
+    rows = np.concatenate([np.flatnonzero(names == g)[draw.integers(0, (names == g).sum(), size=(n_resamples, (names == g).sum()))]
+                           for g in sorted(set(profile.groups))], axis=1)
+    refits = np.array([score_two_step(method, Profile(profile.systems, tuple(profile.voters[v] for v in d), profile.scores[d],
+                                                      profile.weights[d], tuple(profile.groups[v] for v in d)),
+                                      {}, across=method, across_params=None)[1].scores for d in rows])
+    ranks = rankdata(-refits, method="min", axis=1)
+    expected = {s: (lo, hi, best, worst) for s, lo, hi, best, worst in zip(
+        profile.systems, np.quantile(refits, 0.025, axis=0), np.quantile(refits, 0.975, axis=0),
+        np.quantile(ranks, 0.025, axis=0, method="lower"), np.quantile(ranks, 0.975, axis=0, method="higher"),
+        strict=True)}
+    for system, s_low, s_high, r_best, r_worst in table.select(
+            "system", "score_low", "score_high", "rank_best", "rank_worst").iter_rows():
+        lo, hi, best, worst = expected[system]
+        assert (s_low, s_high) == (pytest.approx(lo, rel=1e-9), pytest.approx(hi, rel=1e-9))
+        assert (r_best, r_worst) == (best, worst)
+    assert resampled_two_step(method, profile, {}, np.ones((1, n_voters)), across=method) is not None  # batched
