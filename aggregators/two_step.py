@@ -197,11 +197,11 @@ def resampled_two_step(
     runs per resample on the groups' scores (groups x systems, small).  A group is batched when every resample
     ranks the same systems in it with the same group weight, as a refit would: every voter of the group scores
     every system it ranks (or ``impute`` ranks them all) and weighs more than 0; and the ballots give no group
-    weights (a refit's drawn profile has none).
+    weights other than 1 (a refit's drawn profile has none: every group weighs 1).
     """
     info = method_info(name)
     unscored = unscored_rule(name, None)
-    if info.resampled is None or profile.group_weights is not None:
+    if info.resampled is None or (profile.group_weights is not None and np.any(profile.group_weights != 1)):
         return None
     names, group_of_voter = np.unique(np.asarray(profile.groups, dtype=str), return_inverse=True)
     by_group = np.argsort(group_of_voter, kind="stable")

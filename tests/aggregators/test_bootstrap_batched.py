@@ -152,3 +152,8 @@ def test_batched_two_step_bootstrap_equals_two_step_refits_on_the_same_draws(met
         assert (s_low, s_high) == (pytest.approx(lo, rel=1e-9), pytest.approx(hi, rel=1e-9))
         assert (r_best, r_worst) == (best, worst)
     assert resampled_two_step(method, profile, {}, np.ones((1, n_voters)), across=method) is not None  # batched
+    # group weights of 1 (the catalog's default) batch too; others are left to the refits, which drop them
+    ones, halves = (Profile(profile.systems, profile.voters, profile.scores, profile.weights, profile.groups,
+                            np.full(n_voters, w)) for w in (1.0, 0.5))
+    assert resampled_two_step(method, ones, {}, np.ones((1, n_voters)), across=method) is not None
+    assert resampled_two_step(method, halves, {}, np.ones((1, n_voters)), across=method) is None
