@@ -3,8 +3,9 @@
 For each (benchmark, level): read the current scores (I/O, retried), turn
 them into ballots (pure), run each method (pure; a method that refuses the
 ballots is reported, not retried), and write one snapshot per method (I/O,
-retried; a snapshot that already exists is not written again).  The catalog
-is rebuilt once at the end when anything new was written.
+retried; a snapshot that already exists is not written again) with, at a score
+level, the run's own bootstrap intervals (:mod:`flows.rank_intervals`).  The
+catalog is rebuilt once at the end when anything new was written.
 
 At instance level, when every requested run has a partition form in the
 registry (:func:`aggregators.registry.partition_form`: the default methods
