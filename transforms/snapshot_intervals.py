@@ -12,7 +12,9 @@ Budget: a refit compares every pair of systems on every voter (or, batched, mult
 systems² tables), so a run costs about ``RESAMPLES x voters x systems²`` operations: 8.5e9 for WMT20's
 60 systems x 11,824 instances took 2.6 s (docs/performance.md).  A run over :data:`BUDGET`, or whose
 resampled pair tables (``RESAMPLES x systems²``) pass :data:`PAIR_CELLS`, stores no interval, and its
-note says why: the 700 x 1,000 MTEB-shaped benchmark (9.8e10) is such a run.  Exact ``kemeny`` is
+note says why: the 700 x 1,000 MTEB-shaped benchmark (9.8e10) is such a run.  So is a run whose
+voter draws would not fit in memory (:data:`DRAW_CELLS`: a large instance-level benchmark, which the rank
+reads partition by partition for that reason; with the budget, this bounds the ballots held too).  Exact ``kemeny`` is
 refitted by a dynamic program up to 16 systems and by integer programs bounded by a time limit per fit
 (200 x 5 s) beyond; it gets intervals up to :data:`KEMENY_SYSTEMS` systems only.
 """
@@ -31,6 +33,10 @@ SEED = 0
 CONFIDENCE = 0.95
 BUDGET = 2e10  # RESAMPLES x voters x systems²: about 6 s at WMT20's measured speed
 PAIR_CELLS = 2e7  # RESAMPLES x systems² (three float tables of it: 0.5 GB); 316 systems at 200 resamples
+# RESAMPLES x voters (the drawn voter indices and their multiplicities, 8 bytes each: 1 GB).  With BUDGET it also
+# bounds the ballots held for the bootstrap (a partition-wise rank reads them whole): voters x systems is at most
+# sqrt(BUDGET / RESAMPLES x DRAW_CELLS / RESAMPLES) = 5.5e6 cells.
+DRAW_CELLS = 6e7
 KEMENY_SYSTEMS = 12  # exact kemeny's dynamic program: 2^12 x 12² per refit
 NOTE = "intervals: "  # the prefix of the snapshot note that says whether and how its intervals were computed
 
@@ -51,6 +57,8 @@ def unaffordable(method: str, n_systems: int, n_voters: int) -> str | None:
                 f"over the rank's budget of {BUDGET:.0e} per method run")
     if RESAMPLES * n_systems**2 > PAIR_CELLS:
         return f"{RESAMPLES} resampled tables of {n_systems}² pairs would pass {PAIR_CELLS:.0e} cells"
+    if RESAMPLES * n_voters > DRAW_CELLS:
+        return f"{RESAMPLES} draws of {n_voters} voters would pass {DRAW_CELLS:.0e} drawn voters held in memory"
     return None
 
 

@@ -92,6 +92,8 @@ def test_the_budget_is_the_documented_rule():
     assert unaffordable("kemeny", 12, 100) is None and "exact kemeny on 13" in unaffordable("kemeny", 13, 2)
     assert unaffordable("copeland", 316, 1) is None
     assert "would pass 2e+07 cells" in unaffordable("copeland", 317, 1)
+    assert unaffordable("mean", 2, 300_000) is None
+    assert "200 draws of 300001 voters would pass 6e+07" in unaffordable("mean", 2, 300_001)
 
 
 @pytest.mark.slow
