@@ -25,6 +25,10 @@ Resampling (``resample``):
   number of voters), but it ignores that one voter's comparisons of ``a`` with
   ``b`` and with ``c`` are correlated, so its intervals are too narrow on
   instance-level data; use it only where pairs were compared independently.
+
+A method registered with ``resampled`` (a fit whose sums are linear in the voters' weights, such as
+``borda_partial`` and ``mean_adjusted``) is not refitted resample by resample: the same voter draws
+become multiplicities, and the method fits every resample in one batch, equal to the refits.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from scorehouse.aggregators.ranking import ranking_table, tie_classes
 from scorehouse.aggregators.parameters import check_parameters
 from scorehouse.aggregators.registry import REGISTRY, MethodInfo, Scored, method_info
 from scorehouse.aggregators.scoring import score_profile
-from scorehouse.aggregators.two_step import score_two_step
+from scorehouse.aggregators.two_step import resampled_two_step, score_two_step
 
 RESAMPLING = ("voters", "pairs")
 # Voters per block of the counts product: bounds memory at about 32 MB per block.
@@ -137,14 +141,22 @@ def _resampled_scores(
             counts = _counts_by_voters(profile, multiplicity.astype(float))
         return _batched(info.from_counts(counts, **params))
     rows = _voter_draws(profile, n_resamples, two_step, rng)
+    if info.resampled is not None:
+        multiplicity = draw_multiplicity(rows, len(profile.voters))
+        if not two_step:
+            return _batched(info.resampled(profile, multiplicity, **params))
+        batched = resampled_two_step(info.name, profile, params, multiplicity, across=across or info.name)
+        if batched is not None:
+            return batched
+    voters, groups = np.asarray(profile.voters, dtype=object), np.asarray(profile.groups, dtype=object)
     scores, notes = [], []
     for draw in rows:  # one refit per resample: a method sees whole profiles
         sample = Profile(
             systems=profile.systems,
-            voters=tuple(profile.voters[v] for v in draw),
+            voters=tuple(voters[draw].tolist()),  # indexed in C: a resample of 26,559 voters is not a Python loop
             scores=profile.scores[draw],
             weights=profile.weights[draw],
-            groups=tuple(profile.groups[v] for v in draw),
+            groups=tuple(groups[draw].tolist()),
         )
         if two_step:
             _, result = score_two_step(info.name, sample, params, across=across or info.name, across_params=None)
@@ -153,6 +165,12 @@ def _resampled_scores(
         scores.append(result.scores)
         notes.extend(result.notes)
     return Scored(np.array(scores), tuple(notes))
+
+
+def draw_multiplicity(rows: np.ndarray, n_voters: int) -> np.ndarray:
+    """How often each resample (a row of voter indices, B x V) draws each voter: B x ``n_voters`` counts."""
+    offsets = np.arange(rows.shape[0])[:, None] * n_voters
+    return np.bincount((rows + offsets).ravel(), minlength=rows.shape[0] * n_voters).reshape(-1, n_voters).astype(float)
 
 
 def tie_groups(best: np.ndarray, worst: np.ndarray) -> np.ndarray:
@@ -237,7 +255,7 @@ def interval_table(
         warnings.warn(f"bootstrap of {name!r}: {note}", RuntimeWarning, stacklevel=3)
     tail = (1.0 - level) / 2.0
     low, high = score_intervals(resampled.scores, level)
-    ranks = np.array([tie_classes(row) for row in resampled.scores])  # a loop over resamples
+    ranks = tie_classes(resampled.scores)  # every resample ranked at once
     best = np.quantile(ranks, tail, axis=0, method="lower").astype(np.int64)
     worst = np.quantile(ranks, 1.0 - tail, axis=0, method="higher").astype(np.int64)
     intervals = pl.DataFrame(

@@ -34,7 +34,7 @@ from scorehouse.aggregators.parameters import check_choice
 from scorehouse.aggregators.partition_forms import complete_voters_form
 from scorehouse.aggregators.positions import TIES, weighted_totals
 from scorehouse.aggregators.profile import Profile
-from scorehouse.aggregators.registry import register
+from scorehouse.aggregators.registry import Scored, register
 
 # Twice the points system i gets from system j: (i's flags, j's flags as 2 minus) per ties rule,
 # from the int8 flags gt = x_i > x_j and ge = x_i >= x_j.
@@ -81,6 +81,13 @@ def borda_points(scores: np.ndarray, ties: str = "average") -> np.ndarray:
     return (0.5 * twice).T
 
 
+def _resampled_borda(profile: Profile, multiplicity: np.ndarray, *, ties: str = "average") -> Scored:
+    """The Borda counts of every resample of the (complete) voters: each voter's points counted once, weighted
+    by how often each resample drew it."""
+    check_choice("borda", "ties", ties, TIES)
+    return Scored((multiplicity * profile.weights) @ borda_points(profile.scores, ties))
+
+
 @register(
     "borda",
     view="ranks",
@@ -93,6 +100,7 @@ def borda_points(scores: np.ndarray, ties: str = "average") -> np.ndarray:
     partition=complete_voters_form(
         "borda", per_voter=borda_points, within=lambda sums, weight: sums, parameters={"ties": ("average",)}
     ),
+    resampled=_resampled_borda,
 )
 def borda(profile: Profile, *, ties: str = "average") -> np.ndarray:
     """Weighted Borda count: points for every system scored lower, tied systems per ``ties``."""

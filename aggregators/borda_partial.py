@@ -159,6 +159,31 @@ def probability_sums(pairs: np.ndarray, above: np.ndarray, total_weight: float) 
     return 0.5 * total_weight + above[:, None] - above[None, :] + pairs
 
 
+def voter_points(scores: np.ndarray) -> np.ndarray:
+    """Each voter's expected Borda points of each system (voters x systems): the row sums of its ``P_v``.
+
+    Summing the module docstring's ``P_v[i, j]`` over ``j``: an observed ``i`` at average rank ``r`` among
+    the voter's ``k`` scores gets ``n - r (n + 1) / (k + 1)`` (``k - r`` from the observed systems, ``1 - r /
+    (k + 1)`` from each unobserved one); an unobserved ``i`` gets ``(n - 1) / 2``.  The method's scores are
+    the weighted mean of these rows, which is what makes its bootstrap a matrix product.
+    """
+    n_voters, n = scores.shape
+    voter, system, ranks = observed_ranks(scores)
+    n_observed = np.bincount(voter, minlength=n_voters)
+    points = np.full((n_voters, n), (n - 1) / 2)
+    points[voter, system] = n - ranks * (n + 1) / (n_observed[voter] + 1)
+    return points
+
+
+def _resampled(profile: Profile, multiplicity: np.ndarray) -> Scored:
+    """The scores on every resample of the voters (``multiplicity``: resamples x voters): weighted means of
+    :func:`voter_points`, the ranks computed once for all resamples."""
+    weights = multiplicity * profile.weights
+    totals = weights.sum(1)
+    require_positive_weight(float(totals.min(initial=1.0)), len(profile.voters))
+    return Scored(weights @ voter_points(profile.scores) / totals[:, None])
+
+
 def _partial_sums(voters: Voters) -> Partial:
     """One partition's ``A``, ``B`` and total weight (the partition form's combinable sums)."""
     scores, weights = np.asarray(voters.scores, dtype=float), np.asarray(voters.weights, dtype=float)
@@ -186,6 +211,7 @@ def _finish_sums(partial: Partial, params: Mapping[str, Any], two_step: bool) ->
     citation=CITATION,
     properties=("anonymous", "neutral", "unanimity", "monotone"),
     partition=PartitionForm(partial=_partial_sums, finish=_finish_sums),
+    resampled=_resampled,
     imputes_in_groups=True,  # two-level: every system ranked in every task under the imputation (Himmi et al.)
 )
 def borda_partial(profile: Profile) -> np.ndarray:

@@ -47,12 +47,76 @@ def _components(linked: np.ndarray) -> np.ndarray:
     return connected_components(csr_matrix(linked), directed=False)[1]
 
 
+# Voters per block of the information matrices' product: bounds the voters x systems² outer products at 32 MB.
+BLOCK_CELLS = 4_000_000
+
+
+def _information(observed: np.ndarray, weights: np.ndarray, n_scored: np.ndarray) -> np.ndarray:
+    """``C`` of the module docstring for every row of ``weights`` (batch x voters): batch x systems x systems."""
+    n = observed.shape[1]
+    spread = np.zeros((weights.shape[0], n * n))
+    block = max(1, BLOCK_CELLS // (n * n))
+    for start in range(0, observed.shape[0], block):  # a loop over blocks of voters, not voters
+        rows = slice(start, start + block)
+        pairs = (observed[rows, :, None] * observed[rows, None, :]).reshape(-1, n * n)
+        spread += (weights[:, rows] / n_scored[rows]) @ pairs
+    information = -spread.reshape(-1, n, n)
+    information[:, np.arange(n), np.arange(n)] += weights @ observed
+    return information
+
+
+def adjusted_means(profile: Profile, multiplicity: np.ndarray) -> Scored:
+    """The adjusted means (batch x systems) of the voters each drawn ``multiplicity[b, v]`` times (batch x voters).
+
+    Every sum of the fit is linear in the voters' weights, so voter ``v`` drawn ``m`` times is voter ``v`` with
+    ``m`` times its weight: one row of ones is the method itself, and the rows of a bootstrap fit every resample
+    in one batch (:mod:`aggregators.bootstrapping`), equal to refitting on the drawn voters.
+    """
+    n_systems = len(profile.systems)
+    counted = profile.observed & (profile.weights > 0)[:, None]
+    voters = counted.any(1)
+    weights = multiplicity[:, voters] * profile.weights[voters]
+    drawn = weights.sum(1) > 0
+    adjusted = np.full((multiplicity.shape[0], n_systems), np.nan)
+    notes: tuple[str, ...] = ()
+    if not drawn.all():  # no counted score at all (every voter of weight 0): no system has a mean
+        notes += ("mean_adjusted: no counted score; every system ranked last",)
+    if not drawn.any():
+        return Scored(adjusted, notes)
+    weights = weights[drawn]
+    observed = counted[voters].astype(float)
+    scores = np.where(counted[voters], profile.scores[voters], 0.0)
+    n_scored = observed.sum(1)
+    information = _information(observed, weights, n_scored)
+    residual = weights @ ((scores - (scores.sum(1) / n_scored)[:, None]) * observed)
+    scale = np.maximum(1.0, np.abs(information).max(axis=(1, 2)))
+    # the components of "scored by a common voter" can differ between resamples: found per resample (a few hundred)
+    component = np.stack([_components(np.abs(c) > 1e-12 * s) for c, s in zip(information, scale, strict=True)])
+    same = component[:, :, None] == component[:, None, :]
+    effects = np.linalg.solve(information + same, residual[..., None])[..., 0]
+    voter_effects = (scores.sum(1)[None, :] - effects @ observed.T) / n_scored
+    means = effects + (weights * voter_effects).sum(1, keepdims=True) / weights.sum(1, keepdims=True)
+    unscored = (weights > 0) @ observed == 0
+    means[unscored] = np.nan  # NaN ranks last
+    adjusted[drawn] = means
+    names = np.asarray(profile.systems)
+    for lost, labels in zip(unscored, component, strict=True):  # each row's notes: a loop over resamples
+        if lost.any():
+            notes += (f"mean_adjusted: no counted score for {', '.join(names[lost])}; ranked last",)
+        parts = np.unique(labels[~lost]).size
+        if parts > 1:
+            notes += (f"mean_adjusted: the systems fall into {parts} groups with no voter scoring systems of two of "
+                      f"them; scores of different groups are not comparable",)
+    return Scored(adjusted, tuple(dict.fromkeys(notes)))
+
+
 @register(
     "mean_adjusted",
     view="scores",
     handles_missing=True,
     citation=CITATION,
     properties=("anonymous", "neutral"),
+    resampled=adjusted_means,
 )
 def mean_adjusted(profile: Profile) -> Scored:
     """Weighted mean over every voter, each missing score filled in by a voter + system additive model.
@@ -60,29 +124,5 @@ def mean_adjusted(profile: Profile) -> Scored:
     Equal to ``mean`` on complete ballots.  A system without a counted score has no mean and ranks last
     (a note names it).
     """
-    counted = profile.observed & (profile.weights > 0)[:, None]
-    voters = counted.any(1)
-    if not voters.any():  # no counted score at all (every voter of weight 0): no system has a mean
-        return Scored(np.full(len(profile.systems), np.nan), ("mean_adjusted: no counted score; every system ranked last",))
-    observed, weights = counted[voters].astype(float), profile.weights[voters]
-    scores = np.where(counted[voters], profile.scores[voters], 0.0)
-    n_scored = observed.sum(1)
-    voter_means = scores.sum(1) / n_scored
-    information = np.diag(weights @ observed) - observed.T @ (observed * (weights / n_scored)[:, None])
-    residual = ((scores - voter_means[:, None]) * observed * weights[:, None]).sum(0)
-    component = _components(np.abs(information) > 1e-12 * max(1.0, float(np.abs(information).max(initial=0))))
-    same = component[:, None] == component[None, :]
-    effects = np.linalg.solve(information + same, residual)
-    voter_effects = ((scores - effects[None, :]) * observed).sum(1) / n_scored
-    adjusted = effects + (weights @ voter_effects) / weights.sum()
-    unscored = ~counted.any(0)
-    adjusted[unscored] = np.nan  # NaN ranks last
-    notes: tuple[str, ...] = ()
-    if unscored.any():
-        notes += (f"mean_adjusted: no counted score for {', '.join(np.asarray(profile.systems)[unscored])}; "
-                  f"ranked last",)
-    parts = np.unique(component[~unscored]).size
-    if parts > 1:
-        notes += (f"mean_adjusted: the systems fall into {parts} groups with no voter scoring systems of two of "
-                  f"them; scores of different groups are not comparable",)
-    return Scored(adjusted, notes)
+    fitted = adjusted_means(profile, np.ones((1, len(profile.voters))))
+    return Scored(fitted.scores[0], fitted.notes)

@@ -85,6 +85,12 @@ def _weighted_mean(profile: Profile, values: np.ndarray) -> np.ndarray:
     return mean_of_sums(weighted_totals(profile.weights, values), profile.weights.sum())
 
 
+def _resampled_mean(profile: Profile, multiplicity: np.ndarray) -> Scored:
+    """The mean of every resample of the (complete) voters: weighted sums, one matrix product for all of them."""
+    weights = multiplicity * profile.weights
+    return Scored(mean_of_sums(weights @ profile.scores, weights.sum(1)[:, None]))
+
+
 @register(
     "mean",
     view="scores",
@@ -92,6 +98,7 @@ def _weighted_mean(profile: Profile, values: np.ndarray) -> np.ndarray:
     citation=CITATION,
     properties=PROPERTIES,
     partition=complete_voters_form("mean", per_voter=lambda scores: scores, within=mean_of_sums, parameters={}),
+    resampled=_resampled_mean,
 )
 def mean(profile: Profile) -> np.ndarray:
     """Weighted arithmetic mean of each system's scores."""

@@ -21,35 +21,37 @@ TIE_TOLERANCE = 1e-9
 
 
 def tie_classes(scores: np.ndarray) -> np.ndarray:
-    """Rank of each score (1 = highest), tied scores sharing the smallest rank.
+    """Rank of each score (1 = highest), tied scores sharing the smallest rank; along the last axis, so a
+    batch of rankings (a bootstrap's resamples x systems) is ranked at once.
 
     Scores are tied when consecutive sorted values differ by no more than
     ``TIE_TOLERANCE`` relative to their magnitude (at least 1).  NaN ranks last.
     """
     scores = np.asarray(scores, dtype=float)
-    n = scores.size
-    ranks = np.empty(n, dtype=np.int64)
+    n = scores.shape[-1] if scores.ndim else 0
     if n == 0:
-        return ranks
+        return np.empty(scores.shape, dtype=np.int64)
     key = np.where(np.isnan(scores), -np.inf, scores)
-    order = np.lexsort((np.arange(n), -key))
-    ordered = key[order]
-    nan_sorted = np.isnan(scores[order])
+    order = np.argsort(-key, axis=-1, kind="stable")  # highest first, equal scores in system order
+    ordered = np.take_along_axis(key, order, axis=-1)
+    nan_sorted = np.take_along_axis(np.isnan(scores), order, axis=-1)
     with np.errstate(invalid="ignore"):  # -inf - -inf between two NaN slots
-        gap = np.abs(np.diff(ordered))
-        scale = np.maximum(1.0, np.maximum(np.abs(ordered[:-1]), np.abs(ordered[1:])))
+        gap = np.abs(np.diff(ordered, axis=-1))
+        scale = np.maximum(1.0, np.maximum(np.abs(ordered[..., :-1]), np.abs(ordered[..., 1:])))
         new_class = ~(gap <= TIE_TOLERANCE * scale)
-    new_class &= ~(nan_sorted[:-1] & nan_sorted[1:])
-    new_class |= nan_sorted[:-1] != nan_sorted[1:]
-    starts = np.concatenate(([True], new_class))
-    positions = np.arange(1, n + 1)
-    first_of_class = np.maximum.accumulate(np.where(starts, positions, 0))
-    ranks[order] = first_of_class
+    new_class &= ~(nan_sorted[..., :-1] & nan_sorted[..., 1:])
+    new_class |= nan_sorted[..., :-1] != nan_sorted[..., 1:]
+    starts = np.concatenate((np.ones(scores.shape[:-1] + (1,), dtype=bool), new_class), axis=-1)
+    positions = np.broadcast_to(np.arange(1, n + 1), scores.shape)
+    first_of_class = np.maximum.accumulate(np.where(starts, positions, 0), axis=-1)
+    ranks = np.empty(scores.shape, dtype=np.int64)
+    np.put_along_axis(ranks, order, first_of_class, axis=-1)
     return ranks
 
 
 def snap_ties(scores: np.ndarray) -> np.ndarray:
-    """``scores`` with every tie class of :func:`tie_classes` set to its highest value (NaN stays NaN).
+    """``scores`` with every tie class of :func:`tie_classes` set to its highest value (NaN stays NaN); along the
+    last axis, so the groups x systems scores of a two-step run are snapped at once.
 
     What a score passes on when it feeds another computation (a two-step
     run's second step): scores the tie rule calls equal become exactly equal,
@@ -57,9 +59,11 @@ def snap_ties(scores: np.ndarray) -> np.ndarray:
     """
     scores = np.asarray(scores, dtype=float)
     ranks = tie_classes(scores)
-    top = np.full(scores.size + 1, -np.inf)
-    np.maximum.at(top, ranks, np.where(np.isnan(scores), -np.inf, scores))
-    return np.where(np.isnan(scores), np.nan, top[ranks])
+    rows = ranks.reshape(-1, scores.shape[-1]) if scores.ndim else ranks.reshape(1, 0)
+    slots = rows + (scores.shape[-1] + 1) * np.arange(rows.shape[0])[:, None]  # each row's classes apart
+    top = np.full(rows.shape[0] * (scores.shape[-1] + 1), -np.inf)
+    np.maximum.at(top, slots.ravel(), np.where(np.isnan(scores), -np.inf, scores).ravel())
+    return np.where(np.isnan(scores), np.nan, top[slots].reshape(scores.shape))
 
 
 def ranking_table(systems: Sequence[str], scores: np.ndarray) -> pl.DataFrame:

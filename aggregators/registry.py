@@ -141,6 +141,10 @@ class MethodInfo:
     # Pairwise methods that are a function of the win/tie counts alone give that
     # function here, so bootstrap can refit on resampled counts without profiles.
     from_counts: Callable[..., np.ndarray | Scored] | None = None
+    # Methods whose fit on a resample of the voters is cheap to batch give ``resampled(profile, multiplicity,
+    # **parameters)``: the scores (resamples x systems) on every resample that draws voter ``v``
+    # ``multiplicity[b, v]`` times, equal to refitting on the drawn voters, without a refit per resample.
+    resampled: Callable[..., Scored] | None = None
     partition: PartitionForm | None = None
     battles: BattlesForm | None = None
     # In a two-step run, rank every system inside every group, imputing the ones the group did not
@@ -209,6 +213,7 @@ def register(
     stochastic: bool = False,
     properties: tuple[str, ...] = (),
     from_counts: Callable[..., np.ndarray | Scored] | None = None,
+    resampled: Callable[..., Scored] | None = None,
     partition: PartitionForm | None = None,
     battles: BattlesForm | None = None,
     handles_weights: bool = True,
@@ -221,6 +226,8 @@ def register(
     ``from_counts(counts, **parameters)``, for methods of the pairwise view that
     depend on the ballots only through :class:`aggregators.pairwise.PairCounts`,
     computes the same scores from counts (with leading batch axes allowed).
+    ``resampled(profile, multiplicity, **parameters)`` computes the scores of every bootstrap resample of
+    the voters at once (see :class:`MethodInfo`).
     ``partition`` is the method's partition-wise form (:class:`PartitionForm`),
     ``battles`` its form on pairwise battles (:class:`BattlesForm`).
     ``imputes_in_groups``: a two-step run ranks every system in every group
@@ -264,6 +271,7 @@ def register(
                 summary=(function.__doc__ or "").strip().splitlines()[0] if function.__doc__ else "",
                 parameters=parameters,
                 from_counts=from_counts,
+                resampled=resampled,
                 partition=partition,
                 battles=battles,
                 handles_weights=handles_weights,

@@ -86,7 +86,7 @@ def across_groups(
     profile = Profile(
         systems=tuple(systems),
         voters=tuple(group_names[g] for g in order),
-        scores=np.vstack([snap_ties(row) for row in within[order]]),  # a loop over groups
+        scores=snap_ties(within[order]),  # every group's row at once
         weights=weights[order],
         groups=("",) * len(order),
     )
@@ -138,6 +138,9 @@ def _within_groups(
     )
     scores = np.full((len(names), len(profile.systems)), np.nan)
     notes: list[str] = []
+    # indexed in C: a group of thousands of instances (a bootstrap refits it hundreds of times) is not a Python loop
+    systems, voters = np.asarray(profile.systems, dtype=object), np.asarray(profile.voters, dtype=object)
+    groups = np.asarray(profile.groups, dtype=object)
     for index, group in enumerate(names.tolist()):  # a loop over groups, each scored as a profile
         rows = by_group[starts[index] : starts[index + 1]]
         scored_cols = (
@@ -148,11 +151,11 @@ def _within_groups(
         if not scored_cols.size or weights[index] == 0:  # nothing scored, or a group that takes no part
             continue
         sub = Profile(
-            systems=tuple(profile.systems[c] for c in scored_cols),
-            voters=tuple(profile.voters[r] for r in rows),
+            systems=tuple(systems[scored_cols].tolist()),
+            voters=tuple(voters[rows].tolist()),
             scores=profile.scores[np.ix_(rows, scored_cols)],
             weights=profile.weights[rows],
-            groups=tuple(profile.groups[r] for r in rows),
+            groups=tuple(groups[rows].tolist()),
         )
         result = score_profile(name, sub, params)
         notes.extend(f"group {group!r}: {n}" for n in result.notes)
@@ -180,3 +183,50 @@ def score_two_step(
     names, within, weights, notes = _within_groups(name, profile, params, unscored_rule(name, unscored))
     second_profile, result = across_groups(across, profile.systems, names, within, weights, second_params)
     return second_profile, Scored(result.scores, notes + result.notes)
+
+
+def resampled_two_step(
+    name: str, profile: Profile, params: Mapping[str, Any], multiplicity: np.ndarray, *, across: str,
+) -> Scored | None:
+    """Two-step scores (resamples x systems) of every resample of the voters drawn within their groups
+    (``multiplicity``: resamples x voters), equal to :func:`score_two_step` on each drawn profile (default
+    ``unscored``, the second step with ``params`` when ``across`` is ``name``), or None when a group cannot be
+    batched.
+
+    The first step of each group runs once for all resamples through ``name``'s ``resampled`` form; the second
+    runs per resample on the groups' scores (groups x systems, small).  A group is batched when every resample
+    ranks the same systems in it with the same group weight, as a refit would: every voter of the group scores
+    every system it ranks (or ``impute`` ranks them all) and weighs more than 0; and the ballots give no group
+    weights other than 1 (a refit's drawn profile has none: every group weighs 1).
+    """
+    info = method_info(name)
+    unscored = unscored_rule(name, None)
+    if info.resampled is None or (profile.group_weights is not None and np.any(profile.group_weights != 1)):
+        return None
+    names, group_of_voter = np.unique(np.asarray(profile.groups, dtype=str), return_inverse=True)
+    by_group = np.argsort(group_of_voter, kind="stable")
+    starts = np.searchsorted(group_of_voter[by_group], np.arange(len(names) + 1))
+    weights = group_weight(np.bincount(group_of_voter, weights=profile.weights, minlength=len(names)), None)
+    within = np.full((multiplicity.shape[0], len(names), len(profile.systems)), np.nan)
+    notes: list[str] = []
+    for index, group in enumerate(names.tolist()):  # a loop over groups, each batched over the resamples
+        rows = by_group[starts[index] : starts[index + 1]]
+        observed = ~np.isnan(profile.scores[rows])
+        columns = np.arange(len(profile.systems)) if unscored == "impute" else np.flatnonzero(observed.any(axis=0))
+        if not columns.size or weights[index] == 0:
+            continue
+        if (unscored != "impute" and not observed[:, columns].all()) or (profile.weights[rows] <= 0).any():
+            return None  # a resample could rank other systems in this group, or weigh it 0: refit instead
+        sub = Profile(tuple(np.asarray(profile.systems, dtype=object)[columns].tolist()),
+                      tuple(np.asarray(profile.voters, dtype=object)[rows].tolist()),
+                      profile.scores[np.ix_(rows, columns)], profile.weights[rows], (str(group),) * rows.size)
+        result = info.resampled(sub, multiplicity[:, rows], **params)
+        notes.extend(f"group {group!r}: {n}" for n in result.notes)
+        within[:, index, columns] = result.scores
+    second_params = params if across == name else {}
+    scores = []
+    for row in within:  # the second step per resample: a method over the groups' scores
+        _, result = across_groups(across, profile.systems, names.tolist(), row, weights, second_params)
+        scores.append(result.scores)
+        notes.extend(result.notes)
+    return Scored(np.array(scores), tuple(dict.fromkeys(notes)))

@@ -3,8 +3,9 @@
 For each (benchmark, level): read the current scores (I/O, retried), turn
 them into ballots (pure), run each method (pure; a method that refuses the
 ballots is reported, not retried), and write one snapshot per method (I/O,
-retried; a snapshot that already exists is not written again).  The catalog
-is rebuilt once at the end when anything new was written.
+retried; a snapshot that already exists is not written again) with, at a score
+level, the run's own bootstrap intervals (:mod:`flows.rank_intervals`).  The
+catalog is rebuilt once at the end when anything new was written.
 
 At instance level, when every requested run has a partition form in the
 registry (:func:`aggregators.registry.partition_form`: the default methods
@@ -18,9 +19,7 @@ so a retried or duplicated one changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
@@ -33,7 +32,6 @@ from scorehouse.aggregators import (
     RankingResult,
     aggregate_battles,
     battle_counts,
-    bootstrap_battles,
     build_battles,
     build_profile,
     combine,
@@ -48,24 +46,26 @@ from scorehouse.flows.reconcile import stale_arenas, stale_battle_runs, stale_ru
 from scorehouse.aggregators.pairwise import co_scored, counted_coverage_partial, coverage_partial
 from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.progress import progress as progress_of
+from scorehouse.flows.rank_intervals import StoredIntervals, read_benchmark
 from scorehouse.flows.selection import rank_levels, selected_battles
 from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.transforms.rank_plan import (
     MethodRun, NotApplicable, VoterSelection, command_min_coverage, covered_systems, default_note, default_runs,
-    elo_without_timestamps, run_intervals, run_method, with_min_coverage,
+    elo_without_timestamps, run_method, with_min_coverage,
 )
 from scorehouse.warehouse.partitions import (
     Partition, battle_fingerprint, benchmark_shape, current_fingerprints, read_metrics,
     read_partition_arrow,
 )
 from scorehouse.warehouse.battle_filters import BattleSelection
-from scorehouse.warehouse.queries import battle_loads, benchmark_scores
+from scorehouse.warehouse.queries import battle_loads
 from scorehouse.warehouse.schema import ARENA_METHOD, BATTLE_LEVEL
 from scorehouse.warehouse.snapshots import (
     SnapshotRequest,
     canonical_parameters,
     code_version,
     coverage_frame,
+    snapshot_exists,
     write_snapshot,
 )
 from scorehouse.warehouse.storage import Warehouse
@@ -95,12 +95,6 @@ class BenchmarkOutcome:
     methods: list[MethodOutcome] = field(default_factory=list)
     error: str | None = None  # why nothing was ranked (battle filters that keep no battle)
     defaults: str | None = None  # the shape of data the default methods were chosen for (None: --method given)
-
-
-@runtime.step(io=True)
-def read_benchmark(warehouse: Warehouse, benchmark: str, level: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The scores of the ranked voters and their catalog entries: nothing a method does not rank is read."""
-    return benchmark_scores(warehouse, benchmark, level, ranked_only=True)
 
 
 @runtime.step
@@ -170,18 +164,21 @@ def combined_partials(
 
 @runtime.step(io=True)
 def store_snapshot(
-    warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame, coverage: pl.DataFrame
+    warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame, coverage: pl.DataFrame,
+    intervals: pl.DataFrame | None = None,
 ) -> tuple[str, bool]:
     with warehouse.write_lock():
-        return write_snapshot(warehouse, request, ranking, coverage)
+        return write_snapshot(warehouse, request, ranking, coverage, intervals=intervals)
 
 
 def store_results(
     warehouse: Warehouse, outcome: BenchmarkOutcome, results: list[tuple[MethodRun, RankingResult | AggregationError]],
     fingerprint: str, load_ids: tuple[str, ...], version: str, coverage: pl.DataFrame,
-    extra: dict | None = None,
+    extra: dict | None = None, intervals: StoredIntervals | None = None,
 ) -> BenchmarkOutcome:
-    """Write one snapshot per successful method run, with the benchmark's ``coverage``; record the refusals.
+    """Write one snapshot per successful method run, with the benchmark's ``coverage`` and, at a score level,
+    the run's own bootstrap intervals (``intervals``: computed only for a snapshot not written yet, and noted
+    in it); record the refusals.
 
     The coverage counts every voter of the benchmark (also for a method that
     ranks its complete part only): how much data there is on each system and pair.
@@ -206,8 +203,12 @@ def store_results(
             n_systems=result.n_systems,
             notes=result.notes,
         )
-        snapshot, new = runtime.call(store_snapshot, warehouse, request, result.ranking, coverage)
-        outcome.methods.append(MethodOutcome(method_run, snapshot, new, result.ranking, result.notes))
+        table = None
+        if intervals is not None and not snapshot_exists(warehouse, request.snapshot_id):
+            table, note = intervals.of(method_run, result)
+            request = replace(request, notes=(*request.notes, note))
+        snapshot, new = runtime.call(store_snapshot, warehouse, request, result.ranking, coverage, table)
+        outcome.methods.append(MethodOutcome(method_run, snapshot, new, result.ranking, request.notes))
     return outcome
 
 
@@ -270,7 +271,13 @@ def rank_partitioned(
         results += [(r, finish(kept, r, notes)) for r in ruled]
     fingerprint = current_fingerprints(warehouse, [benchmark])[(benchmark, level)]
     coverage = coverage_frame(shape.systems, partials[COVERAGE].total("co_scored"))
-    return store_results(warehouse, outcome, results, fingerprint, shape.load_ids, version, coverage)
+
+    def read_ballots() -> pl.DataFrame:  # the whole benchmark, read only when a run's intervals are affordable
+        scores, _ = runtime.call(read_benchmark, warehouse, benchmark, level)
+        return make_ballots(voters.select(scores), metrics, level=level).collect()
+
+    return store_results(warehouse, outcome, results, fingerprint, shape.load_ids, version, coverage,
+                         intervals=StoredIntervals(level, read_ballots))
 
 
 def rank_benchmark(
@@ -304,7 +311,8 @@ def rank_benchmark(
     load_ids = tuple(sorted(scores.get_column("load_id").unique().to_list()))
     profile = build_profile(ballots)
     coverage = coverage_frame(profile.systems, co_scored(profile.scores))
-    return store_results(warehouse, outcome, results, fingerprint, load_ids, version, coverage)
+    return store_results(warehouse, outcome, results, fingerprint, load_ids, version, coverage,
+                         intervals=StoredIntervals(level, lambda: ballots))
 
 
 def rank_battles(
@@ -470,15 +478,3 @@ def reconciled_warehouse(home: str | None) -> list[BenchmarkOutcome]:
         runtime.call(refresh_catalog, warehouse)
     return outcomes
 
-
-def ranking_intervals(
-    warehouse: Warehouse, benchmark: str, level: str, method_run: MethodRun, options: Mapping[str, Any],
-) -> pl.DataFrame:
-    """Bootstrap intervals (:func:`aggregators.bootstrap`) of one method run on what the rank flow ranks:
-    the benchmark's current ballots at ``level`` (their complete part for a method that needs it), or
-    every battle at level ``battles``.  ``options``: the bootstrap's ``n_resamples``, ``level``, ``seed``."""
-    if level == BATTLE_LEVEL:
-        battles = selected_battles(warehouse, benchmark, BattleSelection())
-        return bootstrap_battles(method_run.method, battles, method_run.params, **options)
-    scores, metrics = runtime.call(read_benchmark, warehouse, benchmark, level)
-    return run_intervals(scores, metrics, level, method_run, dict(options))

@@ -129,7 +129,8 @@ class Warehouse:
         resampled: :func:`scorehouse.aggregators.bootstrap`): ``score_low, score_high, rank_best,
         rank_worst, tie_group``; ``bootstrap`` passes its ``n_resamples``, ``level`` and ``seed``.
         """
-        from scorehouse.flows.rank import rank_flow, ranking_intervals
+        from scorehouse.flows.rank import rank_flow
+        from scorehouse.flows.rank_intervals import ranking_intervals
         from scorehouse.transforms.rank_plan import MethodRun
 
         names = [benchmarks] if isinstance(benchmarks, str) else benchmarks

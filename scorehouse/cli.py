@@ -479,8 +479,17 @@ def said_disk_full(args: argparse.Namespace) -> int:
     return 1
 
 
+# OpenBLAS threads for the command's NumPy, unless the user set them: one.  The batched fits (a bootstrap's 200
+# Newton systems of 100 x 100) make many small LAPACK calls, and on this project's 2-core machine with DuckDB's
+# and Polars' threads alive, OpenBLAS's own threads made them 2-15 times slower (`rank` of the bundled data:
+# 91 s of profiled time with them, 47 s without; docs/performance.md).  Set before NumPy is first imported.
+BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
+
+
 def console_script() -> None:
     """The ``scorehouse`` command."""
+    for name, value in BLAS_THREADS.items():
+        os.environ.setdefault(name, value)
     sys.exit(main())
 
 

@@ -391,12 +391,19 @@ def run_method(ballots: pl.DataFrame, level: str, method_run: MethodRun) -> Rank
 
 
 
+def ballot_intervals(ballots: pl.DataFrame, level: str, method_run: MethodRun, options: dict[str, Any]) -> pl.DataFrame:
+    """Bootstrap intervals (:func:`aggregators.bootstrap`) of one method run on ``ballots`` (its selected voters'):
+    of what :func:`ranked_ballots` keeps of them, as the run ranked them; ``options``: ``n_resamples``, ``level``,
+    ``seed``.  The one bootstrap of a method run: the intervals a snapshot stores
+    (:mod:`transforms.snapshot_intervals`) and the API's (``Warehouse.rank(intervals=True)``) both come from here."""
+    ranked, _ = ranked_ballots(ballots, level, method_run)
+    return bootstrap(method_run.method, ranked, two_step=method_run.two_step, **options, **method_run.params)
+
+
 def run_intervals(
     scores: pl.DataFrame, metrics: pl.DataFrame, level: str, method_run: MethodRun, options: dict[str, Any],
 ) -> pl.DataFrame:
-    """Bootstrap intervals (:func:`aggregators.bootstrap`) of one method run on what it ranks of ``scores``: the
-    voters it selected (``only_task``, ``only_metric``), then :func:`ranked_ballots`; ``options``: ``n_resamples``,
-    ``level``, ``seed``.  The API (``Warehouse.rank(intervals=True)``) and the site's whiskers both come from here."""
+    """:func:`ballot_intervals` of one method run on the ballots of ``scores`` it selected (``only_task``,
+    ``only_metric``), as the rank flow builds them."""
     selected = make_ballots(VoterSelection.of(method_run).select(scores), metrics, level=level).collect()
-    ranked, _ = ranked_ballots(selected, level, method_run)
-    return bootstrap(method_run.method, ranked, two_step=method_run.two_step, **options, **method_run.params)
+    return ballot_intervals(selected, level, method_run, options)

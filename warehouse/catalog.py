@@ -44,6 +44,10 @@ Views:
 ``snapshot_coverage``
     per snapshot, the voters that scored each system and each pair of
     systems (:data:`warehouse.schema.SNAPSHOT_COVERAGE`).
+``snapshot_intervals``
+    per snapshot, the bootstrap intervals of each system's score and rank that ``rank`` stored with it
+    (:data:`warehouse.schema.SNAPSHOT_INTERVALS`, with ``snapshot`` and ``benchmark``; no rows for a
+    snapshot without them).
 ``systems``
     what the current loads say about their systems (:data:`warehouse.schema.SYSTEMS`, MTEB's
     ``model_meta.json``), one row per (benchmark, system): the newer load's where two describe it.
@@ -85,6 +89,7 @@ from scorehouse.warehouse.schema import (
     REJECTED,
     SCORES,
     SNAPSHOT_COVERAGE,
+    SNAPSHOT_INTERVALS,
     SNAPSHOT_MANIFEST,
     SYSTEMS,
     VOTER_KEYS,
@@ -259,6 +264,7 @@ def view_statements(warehouse: Warehouse, damaged: frozenset[str] = frozenset())
             AND benchmark IN (SELECT unnest(string_split(benchmark, ',')) FROM loads
                               WHERE is_current AND rows_landed > 0)""",
         f"CREATE VIEW snapshot_coverage AS {_snapshot_files(warehouse, 'coverage.parquet', SNAPSHOT_COVERAGE, damaged)}",
+        f"CREATE VIEW snapshot_intervals AS {_snapshot_files(warehouse, 'intervals.parquet', SNAPSHOT_INTERVALS, damaged)}",
         # n_voters: the voters that scored the system (null for a snapshot stored without coverage).
         f"""CREATE VIEW rankings AS
             SELECT m.snapshot_id, m.created_at, m.benchmark, m.level, m.method, m.parameters,

@@ -259,6 +259,21 @@ SNAPSHOT_COVERAGE: dict[str, pl.DataType] = {
     "n_voters": pl.Int64(),
 }
 
+# A score-level snapshot's own bootstrap intervals (intervals.parquet beside ranking.parquet; rank computes them,
+# transforms.snapshot_intervals): the columns of aggregators.bootstrap beyond the ranking, and the settings that
+# reproduce them (the same on every row).  A snapshot written before them, or whose run is over the budget, has none.
+SNAPSHOT_INTERVALS: dict[str, pl.DataType] = {
+    "system": pl.String(),
+    "score_low": pl.Float64(),
+    "score_high": pl.Float64(),
+    "rank_best": pl.Int64(),
+    "rank_worst": pl.Int64(),
+    "tie_group": pl.Int64(),
+    "n_resamples": pl.Int64(),
+    "seed": pl.Int64(),
+    "confidence": pl.Float64(),
+}
+
 # The method name of the arena snapshots (``scorehouse arena``), and the arena leaderboard such a snapshot stores beside its ranking (arena.parquet):
 # the columns of aggregators.arena_leaderboard.
 ARENA_METHOD = "arena"

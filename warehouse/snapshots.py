@@ -5,6 +5,7 @@ Layout under the warehouse home::
     snapshots/benchmark=B/snapshot=<id>/ranking.parquet   the ranking (system, score, rank, tied)
     snapshots/benchmark=B/snapshot=<id>/coverage.parquet  voters per system and per pair (SNAPSHOT_COVERAGE)
     snapshots/benchmark=B/snapshot=<id>/arena.parquet     an arena snapshot's leaderboard (ARENA_LEADERBOARD)
+    snapshots/benchmark=B/snapshot=<id>/intervals.parquet the run's bootstrap intervals (SNAPSHOT_INTERVALS)
     snapshot_manifests/<id>.parquet                        the manifest, written last
 
 A snapshot id is a hash of what determines the result: the input fingerprint
@@ -31,7 +32,7 @@ from scorehouse.aggregators.errors import NotFoundError
 from scorehouse.aggregators.schemas import RANKING_SCHEMA
 import numpy as np
 
-from scorehouse.warehouse.schema import ARENA_LEADERBOARD, SNAPSHOT_COVERAGE, SNAPSHOT_MANIFEST
+from scorehouse.warehouse.schema import ARENA_LEADERBOARD, SNAPSHOT_COVERAGE, SNAPSHOT_INTERVALS, SNAPSHOT_MANIFEST
 from scorehouse.warehouse.sql import SNAPSHOT, query_files, relation
 from scorehouse.warehouse import atomic
 from scorehouse.warehouse.integrity import check_commit, record_hashes
@@ -50,6 +51,7 @@ RANK_CODE = (
     "transforms/catalog.py",
     "transforms/dense.py",
     "transforms/rank_plan.py",
+    "transforms/snapshot_intervals.py",  # the stored intervals' resamples, seed and budget
     "warehouse/schema.py",  # the voter and group keys that ballots are built from
 )
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -176,12 +178,13 @@ def previous_snapshot(warehouse: Warehouse, request: SnapshotRequest) -> str | N
 
 def write_snapshot(
     warehouse: Warehouse, request: SnapshotRequest, ranking: pl.DataFrame, coverage: pl.DataFrame | None = None,
-    arena: pl.DataFrame | None = None,
+    arena: pl.DataFrame | None = None, intervals: pl.DataFrame | None = None,
 ) -> tuple[str, bool]:
     """Write the snapshot unless it exists; return its id and whether it is new.
 
-    ``coverage`` (:func:`coverage_frame`) and an arena leaderboard (``arena``,
-    :data:`ARENA_LEADERBOARD`), when given, are written beside the ranking,
+    ``coverage`` (:func:`coverage_frame`), an arena leaderboard (``arena``,
+    :data:`ARENA_LEADERBOARD`) and the run's bootstrap intervals (``intervals``,
+    :data:`SNAPSHOT_INTERVALS`), when given, are written beside the ranking,
     before the manifest commits them all.
 
     Call under :meth:`Warehouse.write_lock` so two writers of the same id
@@ -200,6 +203,9 @@ def write_snapshot(
     if arena is not None:
         written.append(folder / "arena.parquet")
         atomic.write_parquet(arena.select(pl.col(c).cast(t) for c, t in ARENA_LEADERBOARD.items()), written[-1])
+    if intervals is not None:
+        written.append(folder / "intervals.parquet")
+        atomic.write_parquet(intervals.select(pl.col(c).cast(t) for c, t in SNAPSHOT_INTERVALS.items()), written[-1])
     record_hashes(warehouse.home, "snapshots", snapshot, written)
     manifest = pl.DataFrame(
         [
@@ -246,4 +252,11 @@ def read_coverage(warehouse: Warehouse, benchmark: str, snapshot: str) -> pl.Dat
 def read_arena(warehouse: Warehouse, benchmark: str, snapshot: str) -> pl.DataFrame | None:
     """The arena leaderboard of a snapshot (:data:`ARENA_LEADERBOARD`); None for a snapshot without one."""
     path = snapshot_folder(warehouse, benchmark, snapshot) / "arena.parquet"
+    return pl.read_parquet(path, glob=False) if path.exists() else None
+
+
+def read_intervals(warehouse: Warehouse, benchmark: str, snapshot: str) -> pl.DataFrame | None:
+    """The bootstrap intervals a snapshot stores (:data:`SNAPSHOT_INTERVALS`); None for a snapshot without them
+    (written before rank stored them, or over its budget: its notes say which)."""
+    path = snapshot_folder(warehouse, benchmark, snapshot) / "intervals.parquet"
     return pl.read_parquet(path, glob=False) if path.exists() else None

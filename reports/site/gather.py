@@ -22,7 +22,7 @@ from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.warehouse.battle_filters import VALUE_FILTERS, BattleSelection
 from scorehouse.warehouse.queries import benchmark_systems, read_battles, snapshot_listing
 from scorehouse.warehouse.schema import ARENA_METHOD, BATTLE_LEVEL
-from scorehouse.warehouse.snapshots import read_arena, read_snapshot
+from scorehouse.warehouse.snapshots import read_arena, read_intervals, read_snapshot
 from scorehouse.warehouse.storage import Warehouse
 
 HISTORY = 12  # snapshots per method kept in a page's history
@@ -51,6 +51,7 @@ def _benchmark_input(warehouse: Warehouse, section: Any) -> BenchmarkInput:  # n
             manifest=c.manifest, ranking=c.ranking, history=_history(warehouse, lineage, c.manifest["snapshot_id"]),
             arena=read_arena(warehouse, section.benchmark, c.manifest["snapshot_id"])
             if c.manifest["method"] == ARENA_METHOD else None,
+            intervals=read_intervals(warehouse, section.benchmark, c.manifest["snapshot_id"]),
         )
         for i, c in enumerate(section.columns)
     )

@@ -6,12 +6,15 @@ that order, so a sort or a filter moves integer indices and never copies rows.
 Scores stay as published (the site shows numbers ``sql`` returns); the
 orientation of each task column travels with it.
 
-Intervals: a snapshot stores a ranking, not its uncertainty, so the whisker of
-a system is the range of ranks the pairwise data cannot exclude at 95%
-(Hoeffding intervals of Himmi et al. 2023, the report's heatmap): from one
+Intervals: the whisker of a system under a method is that method's own 95%
+rank interval where its snapshot stores one (the bootstrap ``rank`` stored,
+:mod:`transforms.snapshot_intervals`, or an arena snapshot's rating
+intervals); otherwise the range of ranks the pairwise data cannot exclude at
+95% (Hoeffding intervals of Himmi et al. 2023, the report's heatmap): from one
 plus the systems that beat it with an interval above 1/2, to the number of
-systems minus those it beats so.  Under a method, consecutive systems whose
-pairwise interval contains 1/2 are "statistically tied" and share a group.
+systems minus those it beats so, with the reason the method has none.  Under a
+method, consecutive systems whose pairwise interval contains 1/2 are
+"statistically tied" and share a group.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import polars as pl
 from scorehouse.aggregators import AggregationError, kendall_tau
 from scorehouse.aggregators.arena import statistical_rank
 from scorehouse.aggregators.critical_difference import CriticalDifference
+from scorehouse.transforms.snapshot_intervals import NOTE as INTERVALS_NOTE
+from scorehouse.warehouse.schema import BATTLE_LEVEL
 
 # A task column's key: its task, and its metric when the task has several.
 KEY_SEPARATOR = " · "
@@ -41,6 +46,7 @@ class MethodInput:
     ranking: pl.DataFrame  # system, score, rank, tied
     history: tuple[tuple[str, str, pl.DataFrame], ...] = ()  # (snapshot id, created ISO, ranking), oldest first
     arena: pl.DataFrame | None = None  # an arena snapshot's leaderboard: the method's own bootstrap intervals
+    intervals: pl.DataFrame | None = None  # the bootstrap intervals its snapshot stores (SNAPSHOT_INTERVALS)
 
 
 @dataclass(frozen=True)
@@ -197,9 +203,29 @@ def _method(method: MethodInput, position: pl.DataFrame, separated: set[tuple[st
         "score": [None if v is None or v != v else v for v in _aligned(ranking, position, "score")],
         "tied": _aligned(ranking, position, "tied"),
         "stat_group": _statistical_groups(ranking, position, separated),
-        "interval": _own_rank_interval(method.arena, position),
+        **_own_interval(method, position),
         "history": history,
     }
+
+
+def _own_interval(method: MethodInput, position: pl.DataFrame) -> dict[str, Any]:
+    """The method's own rank interval (``interval``: low, high, its ``source`` and settings), or None and why it
+    has none (``no_interval``, from its snapshot's note, or what the snapshot predates)."""
+    if method.arena is not None:
+        return {"interval": _own_rank_interval(method.arena, position)}
+    stored = method.intervals
+    if stored is not None and stored.height:
+        return {"interval": {"low": _aligned(stored, position, "rank_best"), "high": _aligned(stored, position, "rank_worst"),
+                             "source": "stored", "resamples": stored.item(0, "n_resamples"), "seed": stored.item(0, "seed"),
+                             "confidence": stored.item(0, "confidence")}}
+    said = [n.removeprefix(INTERVALS_NOTE) for n in method.manifest.get("notes") or () if n.startswith(INTERVALS_NOTE)]
+    if said:
+        why = said[0].removeprefix("none stored: ")
+    elif method.manifest.get("level") == BATTLE_LEVEL:
+        why = "a battles ranking stores no interval (an arena snapshot does)"
+    else:
+        why = "its snapshot was written before rank stored intervals: rank the benchmark again to get them"
+    return {"interval": None, "no_interval": why}
 
 
 def _own_rank_interval(arena: pl.DataFrame | None, position: pl.DataFrame) -> dict[str, list] | None:

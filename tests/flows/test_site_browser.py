@@ -14,8 +14,10 @@ import polars as pl
 import pytest
 
 from benchmarks.bench_site import HOSTILE_NAMES, synthetic_benchmark, write_site
+from scorehouse.aggregators import pairwise_confidence
 from scorehouse.cli import main
 from scorehouse.reports.site.build import build_site
+from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.warehouse.catalog import user_query
 from tests.flows import test_report_browser
 
@@ -413,3 +415,39 @@ def test_column_groups_open_and_hide_from_the_keyboard(big, big_site, watched):
     page.locator("#show-meta").focus()
     page.keyboard.press("Space")
     assert page.locator('#leaderboard [data-column^="meta:"]').count() == 0 and "hide=meta" in page.url
+
+
+def test_each_method_draws_the_interval_its_snapshot_stores_or_says_why_not(ranked_warehouse, site, watched):
+    """SuperGLUE: every method's whisker is its snapshot's stored bootstrap interval, read with sql; exact kemeny
+    on 24 systems stores none (its note says why) and draws the pairwise fallback, as the page says."""
+    stored = _sql(ranked_warehouse.warehouse, """
+        SELECT m.method, i.system, i.rank_best, i.rank_worst, i.n_resamples, i.seed
+        FROM snapshot_intervals AS i JOIN latest_snapshots AS m ON m.snapshot_id = i.snapshot
+        WHERE m.benchmark = 'superglue'""")
+    watched.open(_benchmark_url(site, SUPERGLUE))
+    labels = watched.page.locator("#method option").all_inner_texts()
+    drawn = {}
+    for k, label in enumerate(labels):
+        watched.page.select_option("#method", index=k)
+        drawn[label.split()[0]] = (dict(zip(watched.rows(), (t.strip() for t in watched.column("interval")))),
+                                   watched.page.locator("#interval-source").inner_text())
+    assert set(drawn) == {"mean", "borda", "kemeny", "copeland", "minimax", "borda_partial"}
+    assert set(stored.get_column("method")) == set(drawn) - {"kemeny"}
+    for method in set(drawn) - {"kemeny"}:
+        rows = stored.filter(pl.col("method") == method)
+        shown, note = drawn[method]
+        expected = {s: f"{lo}–{hi}" for s, lo, hi in rows.select("system", "rank_best", "rank_worst").iter_rows()}
+        # a system the method did not rank (not complete, for a method that needs complete ballots) has no range
+        assert shown == expected | {s: "—" for s in set(shown) - set(expected)}
+        assert f"{method}'s own interval, stored with its snapshot" in note
+        assert "over 200 bootstrap resamples of the voters, seed 0" in note
+    assert drawn["mean"][0] != drawn["borda"][0]  # the whisker follows the method
+    scores = _sql(ranked_warehouse.warehouse, "SELECT * FROM scores WHERE benchmark = 'superglue'")
+    metrics = _sql(ranked_warehouse.warehouse, "SELECT * FROM metrics WHERE benchmark = 'superglue'")
+    pairs = pairwise_confidence(make_ballots(scores, metrics, level="task").collect())
+    sure, n_systems = pairs.filter(pl.col("excludes_half")), pairs.get_column("system_a").n_unique()
+    shown, note = drawn["kemeny"]
+    assert shown == {s: f"{1 + sure.filter((pl.col('system_b') == s) & (pl.col('probability') > 0.5)).height}–"
+                        f"{n_systems - sure.filter((pl.col('system_a') == s) & (pl.col('probability') > 0.5)).height}"
+                     for s in shown}
+    assert "pairwise fallback for kemeny" in note and "exact kemeny on 24 systems (over 12)" in note

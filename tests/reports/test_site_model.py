@@ -134,3 +134,25 @@ def test_an_arena_snapshot_gives_its_method_its_own_rank_range():
     # by hand: a can be 1st or 2nd (b overlaps), b 1st to 3rd, c 2nd (a above it) or 3rd, d only 4th
     assert data["methods"][1]["interval"] == {"low": [1, 1, 2, 4], "high": [2, 3, 3, 4]}
     assert data["methods"][0]["interval"] is None  # a snapshot without an arena stores no interval
+
+
+def test_stored_intervals_are_drawn_and_a_method_without_says_why():
+    stored = pl.DataFrame({"system": ["d", "a", "b"], "score_low": [0.0, 0.5, 0.2], "score_high": [0.3, 0.9, 0.6],
+                           "rank_best": [3, 1, 1], "rank_worst": [3, 2, 3], "tie_group": [2, 1, 1],
+                           "n_resamples": [200] * 3, "seed": [0] * 3, "confidence": [0.95] * 3})
+    manifest = {"created_at": "2026-01-02 03:04:05", "level": "task"}
+    with_intervals = MethodInput("m1", "borda", "points", {**manifest, "snapshot_id": "s2"},
+                                 _ranking({"a": 1, "b": 2, "d": 3}), intervals=stored)
+    over = MethodInput("m2", "kemeny", "consensus", {**manifest, "snapshot_id": "s3", "notes": [
+        "kemeny: 3 blocks", "intervals: none stored: exact kemeny on 40 systems (over 12) is too slow"]},
+        _ranking({"a": 1, "b": 2, "c": 3, "d": 4}))
+    inputs = _inputs()
+    data = benchmark_data(BenchmarkInput(inputs.benchmark, inputs.level, (*inputs.methods, with_intervals, over),
+                                         SYSTEMS, inputs.task_scores, inputs.metrics))
+    mean, borda, kemeny = data["methods"]
+    # in the page's system order (a, b, c, d): c has no row in the stored table
+    assert borda["interval"] == {"low": [1, 1, None, 3], "high": [2, 3, None, 3], "source": "stored",
+                                 "resamples": 200, "seed": 0, "confidence": 0.95}
+    assert kemeny["interval"] is None and kemeny["no_interval"] == "exact kemeny on 40 systems (over 12) is too slow"
+    # a snapshot written before rank stored intervals (no such note) says so
+    assert mean["interval"] is None and mean["no_interval"].startswith("its snapshot was written before rank stored")

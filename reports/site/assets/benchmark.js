@@ -85,6 +85,7 @@
         value: function (i) { return interval.low[i]; },
         key: function (i) { return interval.low[i] + " " + interval.high[i] + " " + m.rank[i]; },
         title: (interval === D.interval ? "ranks the pairwise 95% Hoeffding intervals cannot exclude"
+          : interval.source === "stored" ? "this method's ranks over the central 95% of its bootstrap resamples of the voters"
           : "ranks this method's own 95% bootstrap intervals cannot exclude") + " (dot: this method's rank)",
         draw: function (cell, i) {
           if (missing(interval.low[i])) { cell.textContent = "—"; return; }
@@ -352,11 +353,16 @@
     }
 
     function intervalSource(m) {
-      if (m && m.interval) return "95% rank range: " + m.label + "'s own interval (its snapshot's 95% bootstrap rating " +
+      var label = m ? m.label : "this method";
+      if (m && m.interval && m.interval.source === "stored") return "95% rank range: " + label + "'s own interval, " +
+        "stored with its snapshot (the central " + Math.round(m.interval.confidence * 100) + "% of its ranks over " +
+        m.interval.resamples + " bootstrap resamples of the voters, seed " + m.interval.seed + ").";
+      if (m && m.interval) return "95% rank range: " + label + "'s own interval (its snapshot's 95% bootstrap rating " +
         "intervals: the ranks they cannot exclude).";
-      if (D.interval) return "95% rank range: the pairwise fallback, the same for every method (95% Hoeffding intervals " +
-        "of the win probabilities; " + (m ? m.label : "this method") + "'s snapshot stores no interval of its own).";
-      return "No 95% rank range: " + (m ? m.label : "this method") + "'s snapshot stores no interval and this page has no pairwise table.";
+      var why = m && m.no_interval ? " (no interval of its own: " + m.no_interval + ")" : "";
+      if (D.interval) return "95% rank range: the pairwise fallback for " + label + why + ": the ranks the 95% " +
+        "Hoeffding intervals of the win probabilities cannot exclude.";
+      return "No 95% rank range: " + label + " has no interval of its own" + why + " and this page has no pairwise table.";
     }
 
     function drawPager(page, pages) {

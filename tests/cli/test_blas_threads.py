@@ -1,0 +1,20 @@
+"""The ``scorehouse`` command runs NumPy on one OpenBLAS thread unless the user chose otherwise."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+PROBE = ("import os, sys; from scorehouse import cli; "
+         "cli.main = lambda: print(os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules) or 0; "
+         "cli.console_script()")
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("2", "2")])
+def test_the_command_sets_one_blas_thread_before_numpy_unless_given(given, expected):
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == [expected, "False"]  # set, and NumPy not imported yet: OpenBLAS reads it on import
