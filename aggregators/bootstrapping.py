@@ -157,6 +157,7 @@ def _resampled_scores(
             scores=profile.scores[draw],
             weights=profile.weights[draw],
             groups=tuple(groups[draw].tolist()),
+            group_weights=None if profile.group_weights is None else profile.group_weights[draw],  # a group's own
         )
         if two_step:
             _, result = score_two_step(info.name, sample, params, across=across or info.name, across_params=None)

@@ -196,17 +196,18 @@ def resampled_two_step(
     The first step of each group runs once for all resamples through ``name``'s ``resampled`` form; the second
     runs per resample on the groups' scores (groups x systems, small).  A group is batched when every resample
     ranks the same systems in it with the same group weight, as a refit would: every voter of the group scores
-    every system it ranks (or ``impute`` ranks them all) and weighs more than 0; and the ballots give no group
-    weights other than 1 (a refit's drawn profile has none: every group weighs 1).
+    every system it ranks (or ``impute`` ranks them all) and weighs more than 0.  Voters are drawn within their
+    groups, so every resample holds every group, with its explicit weight when the ballots give one.
     """
     info = method_info(name)
     unscored = unscored_rule(name, None)
-    if info.resampled is None or (profile.group_weights is not None and np.any(profile.group_weights != 1)):
+    if info.resampled is None:
         return None
     names, group_of_voter = np.unique(np.asarray(profile.groups, dtype=str), return_inverse=True)
     by_group = np.argsort(group_of_voter, kind="stable")
     starts = np.searchsorted(group_of_voter[by_group], np.arange(len(names) + 1))
-    weights = group_weight(np.bincount(group_of_voter, weights=profile.weights, minlength=len(names)), None)
+    weights = group_weight(np.bincount(group_of_voter, weights=profile.weights, minlength=len(names)),
+                           explicit_group_weights(profile, group_of_voter, len(names)))
     within = np.full((multiplicity.shape[0], len(names), len(profile.systems)), np.nan)
     notes: list[str] = []
     for index, group in enumerate(names.tolist()):  # a loop over groups, each batched over the resamples

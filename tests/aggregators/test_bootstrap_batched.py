@@ -152,8 +152,60 @@ def test_batched_two_step_bootstrap_equals_two_step_refits_on_the_same_draws(met
         assert (s_low, s_high) == (pytest.approx(lo, rel=1e-9), pytest.approx(hi, rel=1e-9))
         assert (r_best, r_worst) == (best, worst)
     assert resampled_two_step(method, profile, {}, np.ones((1, n_voters)), across=method) is not None  # batched
-    # group weights of 1 (the catalog's default) batch too; others are left to the refits, which drop them
-    ones, halves = (Profile(profile.systems, profile.voters, profile.scores, profile.weights, profile.groups,
-                            np.full(n_voters, w)) for w in (1.0, 0.5))
-    assert resampled_two_step(method, ones, {}, np.ones((1, n_voters)), across=method) is not None
-    assert resampled_two_step(method, halves, {}, np.ones((1, n_voters)), across=method) is None
+    # explicit group weights batch too (every resample holds every group)
+    halves = Profile(profile.systems, profile.voters, profile.scores, profile.weights, profile.groups,
+                     np.full(n_voters, 0.5))
+    assert resampled_two_step(method, halves, {}, np.ones((1, n_voters)), across=method) is not None
+
+
+GROUP_WEIGHTS = {"g0": 3.0, "g1": 1.0, "g2": 0.5, "g3": 2.0}
+
+
+def weighted_groups(n_voters: int = 24, n_systems: int = 4) -> pl.DataFrame:
+    rng = np.random.default_rng(5)
+    scores = rng.normal(np.arange(n_systems) * 0.3, 1.0, size=(n_voters, n_systems))
+    groups = np.repeat([f"g{v % 4}" for v in range(n_voters)], n_systems)
+    return ballots_from_matrix(scores).with_columns(
+        group=pl.Series(groups), group_weight=pl.Series([GROUP_WEIGHTS[g] for g in groups]))
+
+
+def group_draws(profile: Profile, seed: int, n_resamples: int) -> np.ndarray:
+    """The documented draw: voters within their groups, groups in name order."""
+    draw, names = np.random.default_rng(seed), np.asarray(profile.groups)
+    return np.concatenate([np.flatnonzero(names == g)[draw.integers(0, (names == g).sum(), size=(n_resamples, (names == g).sum()))]
+                           for g in sorted(set(profile.groups))], axis=1)
+
+
+def test_two_step_mean_bootstrap_weighs_each_group_by_its_group_weight():
+    """Independent reference: per resample, each group's mean of its drawn voters, then the group-weighted mean."""
+    ballots, n_resamples = weighted_groups(), 60
+    table = bootstrap("mean", ballots, n_resamples=n_resamples, seed=2, two_step=True)
+    profile = build_profile(ballots)
+    rows = group_draws(profile, 2, n_resamples)
+    names = np.asarray(profile.groups)
+    weight = np.array([GROUP_WEIGHTS[g] for g in names])
+    means = []
+    for d in rows:
+        per_group = [(profile.scores[d[names[d] == g]].mean(axis=0), GROUP_WEIGHTS[g]) for g in sorted(GROUP_WEIGHTS)]
+        means.append(sum(m * w for m, w in per_group) / sum(w for _, w in per_group))
+    means = np.array(means)
+    low, high = np.quantile(means, 0.025, axis=0), np.quantile(means, 0.975, axis=0)
+    got = dict(zip(table["system"], zip(table["score_low"], table["score_high"], strict=True), strict=True))
+    for s, system in enumerate(profile.systems):
+        assert got[system] == (pytest.approx(low[s], rel=1e-9), pytest.approx(high[s], rel=1e-9))
+    assert weight.min() != weight.max()  # the weights differ, so dropping them changes the means
+
+
+def test_two_step_refit_bootstrap_keeps_the_group_weights():
+    """A method without a batched form is refitted per resample: each drawn profile keeps its groups' weights."""
+    assert method_info("copeland").resampled is None
+    ballots, n_resamples = weighted_groups(), 30
+    table = bootstrap("copeland", ballots, n_resamples=n_resamples, seed=4, two_step=True)
+    profile = build_profile(ballots)
+    refits = np.array([score_two_step("copeland", Profile(profile.systems, tuple(profile.voters[v] for v in d),
+                                                          profile.scores[d], profile.weights[d],
+                                                          tuple(profile.groups[v] for v in d), profile.group_weights[d]),
+                                      {}, across="copeland", across_params=None)[1].scores for d in group_draws(profile, 4, n_resamples)])
+    low, high = np.quantile(refits, 0.025, axis=0), np.quantile(refits, 0.975, axis=0)
+    got = dict(zip(table["system"], zip(table["score_low"], table["score_high"], strict=True), strict=True))
+    assert [got[s] for s in profile.systems] == [(pytest.approx(lo), pytest.approx(hi)) for lo, hi in zip(low, high, strict=True)]
