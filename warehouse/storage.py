@@ -406,8 +406,12 @@ class Warehouse:
         atomic.write_parquet(frame, self.dir("rejected") / f"{sha}.parquet")
 
     def forget_rejected(self, sha: str) -> None:
-        """A file that now parses (e.g. with --format) is no longer rejected."""
-        (self.dir("rejected") / f"{sha}.parquet").unlink(missing_ok=True)
+        """A file that now parses (e.g. with --format) is no longer rejected: its record is replaced by one of no
+        rows, not removed, since a catalog built before lists the file by name and a reader of that catalog must
+        not find it gone (its ``rejected_files`` view then shows no row for it, the state after)."""
+        path = self.dir("rejected") / f"{sha}.parquet"
+        if path.exists():
+            atomic.write_parquet(pl.DataFrame(schema=REJECTED), path)
 
 
 def partition_names(scores: pl.DataFrame) -> list[str]:

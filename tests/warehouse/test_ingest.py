@@ -191,3 +191,15 @@ def test_a_battles_writer_killed_before_its_manifest_leaves_nothing_visible(home
     with connect(warehouse) as con:
         after = query_frame(con, count).row(0)
     assert after == (before[0] + second.rows_landed, before[1] + second.rows_quarantined)
+
+
+def test_a_reader_of_a_catalog_built_before_a_rejection_is_forgotten_still_reads_rejected_files(home, tmp_path):
+    """Forgetting a rejection (the file later parsed) must not remove a file an open catalog lists by name."""
+    junk = tmp_path / "notes.csv"
+    junk.write_text("this is not a score dump\n")
+    ingest_flow([str(junk), str(GLUE_CSV)], home=str(home))
+    sha = sql(home, "SELECT sha256 FROM rejected_files").item()
+    with connect(Warehouse(home)) as reader:  # a reader holding the catalog built with the record
+        Warehouse(home).forget_rejected(sha)
+        assert query_frame(reader, "SELECT count(*) AS n FROM rejected_files").item() == 0
+    assert sql(home, "SELECT count(*) FROM rejected_files").item() == 0
