@@ -22,9 +22,11 @@ A battles snapshot (level ``battles``) stores the same, the battles resampled in
 (:func:`transforms.rank_plan.battle_intervals`, :func:`aggregators.bootstrap_battles`), on the battles its
 selection kept with its both-bad rule.  Its cost is ``RESAMPLES`` x one fit, and a fit's cost depends on the
 method's battles form (:func:`battles_unaffordable`): ``elo`` and ``trueskill`` replay every battle in order, one
-Python step each (about 1 µs for elo, 3 µs for trueskill), so a run of over :data:`BATTLE_GAMES` replayed battles
-stores none; ``bradley_terry`` fits all resamples from their pair counts, one Newton solve of systems² per
-resample (about 12 ns x systems³ each: 2.4 s for 100 systems), so a run over :data:`BATTLE_SOLVES` stores none.
+Python step each (0.3 to 1.2 µs for elo, 1 to 3 µs for trueskill on the shared machine), so a run of over
+:data:`BATTLE_GAMES` replayed battles stores none; ``bradley_terry`` fits all resamples from their pair counts, one
+Newton solve of systems² per resample (2 to 3 ns x systems³ each with one BLAS thread, as the ``scorehouse``
+command runs: 3.1 s for 200 systems), so a run over :data:`BATTLE_SOLVES` stores none (docs/performance.md,
+``benchmarks/bench_battle_intervals.py``).
 """
 
 from __future__ import annotations
@@ -48,8 +50,8 @@ PAIR_CELLS = 2e7  # RESAMPLES x systems² (three float tables of it: 0.5 GB); 31
 # sqrt(BUDGET / RESAMPLES x DRAW_CELLS / RESAMPLES) = 5.5e6 cells.
 DRAW_CELLS = 6e7
 KEMENY_SYSTEMS = 12  # exact kemeny's dynamic program: 2^12 x 12² per refit
-BATTLE_GAMES = 4e6  # RESAMPLES x battles replayed one by one (elo, trueskill): 20,000 battles, elo about 5 s
-BATTLE_SOLVES = 2e8  # RESAMPLES x systems³ (bradley_terry's Newton solves): 100 systems, about 2.5 s
+BATTLE_GAMES = 4e6  # RESAMPLES x battles replayed one by one (elo, trueskill): 20,000 battles; elo 1.3-4.6 s
+BATTLE_SOLVES = 2e9  # RESAMPLES x systems³ (bradley_terry's Newton solves): 215 systems (200 took 3.1 s, 250 4.4 s)
 NOTE = "intervals: "  # the prefix of the snapshot note that says whether and how its intervals were computed
 
 

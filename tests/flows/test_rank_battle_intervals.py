@@ -113,8 +113,8 @@ def test_the_battles_budget_is_the_documented_rule():
     assert battles_unaffordable("elo", 5, 20_000) is None  # 200 x 20,000 battles replayed: 4e6
     assert "would replay 4.0e+06, over the rank's budget of 4e+06" in battles_unaffordable("elo", 5, 20_001)
     assert "trueskill replays the battles in order" in battles_unaffordable("trueskill", 2, 20_001)
-    assert battles_unaffordable("bradley_terry", 100, 10**9) is None  # 200 x 100³ = 2e8
-    assert "200 fits of 101 systems cost 2.1e+08 operations" in battles_unaffordable("bradley_terry", 101, 10)
+    assert battles_unaffordable("bradley_terry", 215, 10**9) is None  # 200 x 215³ = 1.99e9
+    assert "200 fits of 216 systems cost 2.0e+09 operations" in battles_unaffordable("bradley_terry", 216, 10)
 
 
 def test_a_battles_run_over_the_budget_stores_none_and_says_why(tmp_path):
