@@ -3,8 +3,8 @@
 For each (benchmark, level): read the current scores (I/O, retried), turn
 them into ballots (pure), run each method (pure; a method that refuses the
 ballots is reported, not retried), and write one snapshot per method (I/O,
-retried; a snapshot that already exists is not written again) with, at a score
-level, the run's own bootstrap intervals (:mod:`flows.rank_intervals`).  The
+retried; a snapshot that already exists is not written again) with the run's
+own bootstrap intervals (:mod:`flows.rank_intervals`; of the voters, or of the battles).  The
 catalog is rebuilt once at the end when anything new was written.
 
 At instance level, when every requested run has a partition form in the
@@ -46,7 +46,7 @@ from scorehouse.flows.reconcile import stale_arenas, stale_battle_runs, stale_ru
 from scorehouse.aggregators.pairwise import co_scored, counted_coverage_partial, coverage_partial
 from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.progress import progress as progress_of
-from scorehouse.flows.rank_intervals import StoredIntervals, read_benchmark
+from scorehouse.flows.rank_intervals import StoredBattleIntervals, StoredIntervals, read_benchmark
 from scorehouse.flows.selection import rank_levels, selected_battles
 from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.transforms.rank_plan import (
@@ -95,6 +95,7 @@ class BenchmarkOutcome:
     methods: list[MethodOutcome] = field(default_factory=list)
     error: str | None = None  # why nothing was ranked (battle filters that keep no battle)
     defaults: str | None = None  # the shape of data the default methods were chosen for (None: --method given)
+    selection: BattleSelection | None = None  # at level battles, the battles ranked and the both-bad rule
 
 
 @runtime.step
@@ -174,11 +175,11 @@ def store_snapshot(
 def store_results(
     warehouse: Warehouse, outcome: BenchmarkOutcome, results: list[tuple[MethodRun, RankingResult | AggregationError]],
     fingerprint: str, load_ids: tuple[str, ...], version: str, coverage: pl.DataFrame,
-    extra: dict | None = None, intervals: StoredIntervals | None = None,
+    extra: dict | None = None, intervals: StoredIntervals | StoredBattleIntervals | None = None,
 ) -> BenchmarkOutcome:
-    """Write one snapshot per successful method run, with the benchmark's ``coverage`` and, at a score level,
-    the run's own bootstrap intervals (``intervals``: computed only for a snapshot not written yet, and noted
-    in it); record the refusals.
+    """Write one snapshot per successful method run, with the benchmark's ``coverage`` and the run's own
+    bootstrap intervals (``intervals``: computed only for a snapshot not written yet, and noted in it); record
+    the refusals.
 
     The coverage counts every voter of the benchmark (also for a method that
     ranks its complete part only): how much data there is on each system and pair.
@@ -325,7 +326,7 @@ def rank_battles(
     (under ``battles``), the benchmark's battle loads in their input fingerprint, and as coverage
     each system's battles and each pair's battles between them.
     """
-    outcome = BenchmarkOutcome(benchmark, BATTLE_LEVEL)
+    outcome = BenchmarkOutcome(benchmark, BATTLE_LEVEL, selection=selection)
     battles = selected_battles(warehouse, benchmark, selection)
     if isinstance(battles, str):
         outcome.error = battles
@@ -344,7 +345,8 @@ def rank_battles(
         return outcome
     fingerprint = battle_fingerprint(load_ids)
     return store_results(warehouse, outcome, results, fingerprint, load_ids, version, coverage,
-                         extra={BATTLE_LEVEL: selection.parameters()})
+                         extra={BATTLE_LEVEL: selection.parameters()},
+                         intervals=StoredBattleIntervals(battles, selection.bothbad))
 
 
 def noted(result: RankingResult | AggregationError, notes: tuple[str, ...]) -> RankingResult | AggregationError:

@@ -154,7 +154,7 @@ class Warehouse:
                 ranking = done.ranking
                 if intervals:
                     ranking = ranking_intervals(self._home(), outcome.benchmark, outcome.level, done.run,
-                                                dict(bootstrap or {}))
+                                                dict(bootstrap or {}), outcome.selection)
                 tables.append(ranking.with_columns(
                     benchmark=pl.lit(outcome.benchmark), level=pl.lit(outcome.level), method=pl.lit(done.run.method),
                     two_step=pl.lit(done.run.two_step), snapshot_id=pl.lit(done.snapshot_id),

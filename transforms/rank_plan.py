@@ -48,7 +48,7 @@ from typing import Any
 
 import polars as pl
 
-from scorehouse.aggregators import REGISTRY, RankingResult, bootstrap, run
+from scorehouse.aggregators import REGISTRY, RankingResult, bootstrap, bootstrap_battles, run
 from scorehouse.aggregators.errors import AggregationError, InvalidParameterError
 from scorehouse.transforms.ballots import ballots as make_ballots
 from scorehouse.transforms.catalog import glob_regex
@@ -398,6 +398,13 @@ def ballot_intervals(ballots: pl.DataFrame, level: str, method_run: MethodRun, o
     (:mod:`transforms.snapshot_intervals`) and the API's (``Warehouse.rank(intervals=True)``) both come from here."""
     ranked, _ = ranked_ballots(ballots, level, method_run)
     return bootstrap(method_run.method, ranked, two_step=method_run.two_step, **options, **method_run.params)
+
+
+def battle_intervals(battles: pl.DataFrame, bothbad: str, method_run: MethodRun, options: dict[str, Any]) -> pl.DataFrame:
+    """Bootstrap intervals (:func:`aggregators.bootstrap_battles`: the battles resampled) of one method run on
+    ``battles`` (those its selection kept) with its both-bad rule, as the run ranked them.  The one bootstrap of a
+    battles run: a battles snapshot's stored intervals and the API's both come from here."""
+    return bootstrap_battles(method_run.method, battles, method_run.params, bothbad=bothbad, **options)
 
 
 def run_intervals(

@@ -1,4 +1,4 @@
-"""The 95% intervals ``rank`` stores in each score-level snapshot, and the budget that decides which runs get them.
+"""The 95% intervals ``rank`` stores in each snapshot of a method run, and the budget that decides which runs get them.
 
 A snapshot of a method run stores, beside its ranking, the run's own bootstrap intervals
 (``intervals.parquet``, :data:`warehouse.schema.SNAPSHOT_INTERVALS`): the voters resampled with
@@ -17,16 +17,28 @@ voter draws would not fit in memory (:data:`DRAW_CELLS`: a large instance-level 
 reads partition by partition for that reason; with the budget, this bounds the ballots held too).  Exact ``kemeny`` is
 refitted by a dynamic program up to 16 systems and by integer programs bounded by a time limit per fit
 (200 x 5 s) beyond; it gets intervals up to :data:`KEMENY_SYSTEMS` systems only.
+
+A battles snapshot (level ``battles``) stores the same, the battles resampled instead of the voters
+(:func:`transforms.rank_plan.battle_intervals`, :func:`aggregators.bootstrap_battles`), on the battles its
+selection kept with its both-bad rule.  Its cost is ``RESAMPLES`` x one fit, and a fit's cost depends on the
+method's battles form (:func:`battles_unaffordable`): ``elo`` and ``trueskill`` replay every battle in order, one
+Python step each (0.3 to 1.2 µs for elo, 1 to 3 µs for trueskill on the shared machine), so a run of over
+:data:`BATTLE_GAMES` replayed battles stores none; ``bradley_terry`` fits all resamples from their pair counts, one
+Newton solve of systems² per resample (2 to 3 ns x systems³ each with one BLAS thread, as the ``scorehouse``
+command runs: 3.1 s for 200 systems), so a run over :data:`BATTLE_SOLVES` stores none (docs/performance.md,
+``benchmarks/bench_battle_intervals.py``).
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import polars as pl
 
+from scorehouse.aggregators.battle_ranking import battles_form
 from scorehouse.aggregators.errors import AggregationError
-from scorehouse.transforms.rank_plan import MethodRun, ballot_intervals
+from scorehouse.transforms.rank_plan import MethodRun, ballot_intervals, battle_intervals
 
 RESAMPLES = 200  # five resamples in each 2.5% tail; the API's default of 1,000 would cost five times as much
 SEED = 0
@@ -38,6 +50,8 @@ PAIR_CELLS = 2e7  # RESAMPLES x systems² (three float tables of it: 0.5 GB); 31
 # sqrt(BUDGET / RESAMPLES x DRAW_CELLS / RESAMPLES) = 5.5e6 cells.
 DRAW_CELLS = 6e7
 KEMENY_SYSTEMS = 12  # exact kemeny's dynamic program: 2^12 x 12² per refit
+BATTLE_GAMES = 4e6  # RESAMPLES x battles replayed one by one (elo, trueskill): 20,000 battles; elo 1.3-4.6 s
+BATTLE_SOLVES = 2e9  # RESAMPLES x systems³ (bradley_terry's Newton solves): 215 systems (200 took 3.1 s, 250 4.4 s)
 NOTE = "intervals: "  # the prefix of the snapshot note that says whether and how its intervals were computed
 
 
@@ -62,6 +76,20 @@ def unaffordable(method: str, n_systems: int, n_voters: int) -> str | None:
     return None
 
 
+def battles_unaffordable(method: str, n_systems: int, n_battles: int) -> str | None:
+    """Why a battles run of ``method`` (one with a battles form) on ``n_systems`` and ``n_battles`` gets no stored
+    interval, or None when it gets one."""
+    if battles_form(method).through == "sequence":
+        if RESAMPLES * n_battles > BATTLE_GAMES:
+            return (f"{method} replays the battles in order: {RESAMPLES} resamples of {n_battles} battles would "
+                    f"replay {RESAMPLES * n_battles:.1e}, over the rank's budget of {BATTLE_GAMES:.0e} per method run")
+        return None
+    if RESAMPLES * n_systems**3 > BATTLE_SOLVES:
+        return (f"{RESAMPLES} fits of {n_systems} systems cost {RESAMPLES * n_systems**3:.1e} operations "
+                f"({RESAMPLES} x systems³), over the rank's budget of {BATTLE_SOLVES:.0e} per method run")
+    return None
+
+
 def none_stored(reason: str) -> str:
     """The snapshot note of a run that stores no interval, saying why."""
     return f"{NOTE}none stored: {reason}"
@@ -71,13 +99,27 @@ def snapshot_intervals(ballots: pl.DataFrame, level: str, method_run: MethodRun)
     """The intervals to store with the snapshot of ``method_run`` on ``ballots`` (its selected voters' ballots, as
     the run ranked them) with the settings' columns, or None when the bootstrap refuses them, and the note that
     says which.  The caller checked :func:`unaffordable` first."""
+    return _stored(lambda: ballot_intervals(ballots, level, method_run, settings()), "voters")
+
+
+def battle_snapshot_intervals(
+    battles: pl.DataFrame, bothbad: str, method_run: MethodRun,
+) -> tuple[pl.DataFrame | None, str]:
+    """:func:`snapshot_intervals` of a battles run: on ``battles`` (those its selection kept) with its both-bad
+    rule.  The caller checked :func:`battles_unaffordable` first."""
+    return _stored(lambda: battle_intervals(battles, bothbad, method_run, settings()), "battles")
+
+
+def _stored(bootstrap: Callable[[], pl.DataFrame], resampled: str) -> tuple[pl.DataFrame | None, str]:
+    """The table ``bootstrap`` computes with the settings' columns, or None when it refuses, and the note; what is
+    ``resampled`` (the voters, the battles) is said in the note."""
     try:
         with warnings.catch_warnings():
             # the refits' notes (a fit's convergence, kemeny's several optima) are the point ranking's to report
             warnings.simplefilter("ignore", RuntimeWarning)
-            table = ballot_intervals(ballots, level, method_run, settings())
+            table = bootstrap()
     except AggregationError as error:
-        return None, none_stored(f"the bootstrap refused the ballots: {error}")
+        return None, none_stored(f"the bootstrap refused the {resampled}: {error}")
     stored = table.with_columns(n_resamples=pl.lit(RESAMPLES), seed=pl.lit(SEED), confidence=pl.lit(CONFIDENCE))
     return stored, (f"{NOTE}{CONFIDENCE:.0%} bootstrap intervals of score and rank stored (intervals.parquet): "
-                    f"{RESAMPLES} resamples of the voters, seed {SEED}")
+                    f"{RESAMPLES} resamples of the {resampled}, seed {SEED}")

@@ -259,9 +259,10 @@ SNAPSHOT_COVERAGE: dict[str, pl.DataType] = {
     "n_voters": pl.Int64(),
 }
 
-# A score-level snapshot's own bootstrap intervals (intervals.parquet beside ranking.parquet; rank computes them,
-# transforms.snapshot_intervals): the columns of aggregators.bootstrap beyond the ranking, and the settings that
-# reproduce them (the same on every row).  A snapshot written before them, or whose run is over the budget, has none.
+# A method run's own bootstrap intervals, voters or battles resampled (intervals.parquet beside ranking.parquet;
+# rank computes them, transforms.snapshot_intervals): the columns of aggregators.bootstrap beyond the ranking, and the
+# settings that reproduce them (the same on every row).  A snapshot written before them, or whose run is over the
+# budget, has none.
 SNAPSHOT_INTERVALS: dict[str, pl.DataType] = {
     "system": pl.String(),
     "score_low": pl.Float64(),

@@ -217,12 +217,11 @@ def _own_interval(method: MethodInput, position: pl.DataFrame) -> dict[str, Any]
     if stored is not None and stored.height:
         return {"interval": {"low": _aligned(stored, position, "rank_best"), "high": _aligned(stored, position, "rank_worst"),
                              "source": "stored", "resamples": stored.item(0, "n_resamples"), "seed": stored.item(0, "seed"),
-                             "confidence": stored.item(0, "confidence")}}
+                             "confidence": stored.item(0, "confidence"),
+                             "resampled": "battles" if method.manifest.get("level") == BATTLE_LEVEL else "voters"}}
     said = [n.removeprefix(INTERVALS_NOTE) for n in method.manifest.get("notes") or () if n.startswith(INTERVALS_NOTE)]
     if said:
         why = said[0].removeprefix("none stored: ")
-    elif method.manifest.get("level") == BATTLE_LEVEL:
-        why = "a battles ranking stores no interval (an arena snapshot does)"
     else:
         why = "its snapshot was written before rank stored intervals: rank the benchmark again to get them"
     return {"interval": None, "no_interval": why}

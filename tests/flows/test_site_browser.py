@@ -352,16 +352,27 @@ def test_arena_category_filter_shows_what_scorehouse_arena_stores_for_it(arena_s
     assert _arena_rows(page) == everything
 
 
-def test_the_arena_method_draws_its_own_interval_and_others_none(arena_site, watched):
+def test_each_battles_method_draws_its_own_interval(arena_site, watched):
+    """bradley_terry and elo draw the bootstrap interval their battles snapshot stores (read with sql), arena the
+    ranks its rating intervals cannot exclude."""
+    from scorehouse.warehouse.storage import Warehouse
+
     home, site = arena_site
     watched.open(_benchmark_url(site, ARENA_PAGE))
     page = watched.page
     labels = page.locator("#method option").all_inner_texts()
     arena = next(k for k, label in enumerate(labels) if label.startswith("arena"))
-    other = next(k for k, label in enumerate(labels) if label.startswith("bradley_terry"))
-    page.select_option("#method", index=other)
-    assert page.locator('#leaderboard [data-column="interval"]').count() == 0  # no pairwise table on a battles page
-    assert page.locator("#interval-source").inner_text().startswith("No 95% rank range")
+    for method in ("bradley_terry", "elo"):
+        page.select_option("#method", index=next(k for k, label in enumerate(labels) if label.startswith(method)))
+        stored = _sql(Warehouse(home), f"""
+            SELECT i.system, i.rank_best, i.rank_worst FROM snapshot_intervals AS i
+            JOIN latest_snapshots AS m ON m.snapshot_id = i.snapshot WHERE m.benchmark = 'arena' AND m.method = '{method}'""")
+        expected = {s: f"{lo}–{hi}" for s, lo, hi in stored.iter_rows()}
+        assert dict(zip(watched.rows(), (t.strip() for t in watched.column("interval")))) == expected
+        assert len(expected) == 5 and len(set(expected.values())) > 1
+        note = page.locator("#interval-source").inner_text()
+        assert note.startswith(f"95% rank range: {method} [battles=") and "'s own interval, stored with its snapshot" in note
+        assert "over 200 bootstrap resamples of the battles, seed 0" in note
     page.select_option("#method", index=arena)
     assert "own interval" in page.locator("#interval-source").inner_text()
     stored = _stored_arena(home, '%"battles":{"bothbad":"tie"}%')

@@ -152,7 +152,24 @@ def test_stored_intervals_are_drawn_and_a_method_without_says_why():
     mean, borda, kemeny = data["methods"]
     # in the page's system order (a, b, c, d): c has no row in the stored table
     assert borda["interval"] == {"low": [1, 1, None, 3], "high": [2, 3, None, 3], "source": "stored",
-                                 "resamples": 200, "seed": 0, "confidence": 0.95}
+                                 "resamples": 200, "seed": 0, "confidence": 0.95, "resampled": "voters"}
     assert kemeny["interval"] is None and kemeny["no_interval"] == "exact kemeny on 40 systems (over 12) is too slow"
     # a snapshot written before rank stored intervals (no such note) says so
     assert mean["interval"] is None and mean["no_interval"].startswith("its snapshot was written before rank stored")
+
+
+def test_a_battles_snapshot_draws_the_interval_of_its_resampled_battles_and_an_older_one_says_why():
+    stored = pl.DataFrame({"system": ["a", "b"], "score_low": [0.1, -0.4], "score_high": [0.4, 0.0],
+                           "rank_best": [1, 1], "rank_worst": [1, 2], "tie_group": [1, 1],
+                           "n_resamples": [200] * 2, "seed": [0] * 2, "confidence": [0.95] * 2})
+    manifest = {"created_at": "2026-01-02 03:04:05", "level": "battles"}
+    new = MethodInput("m1", "bradley_terry", "strengths", {**manifest, "snapshot_id": "s2"},
+                      _ranking({"a": 1, "b": 2}), intervals=stored)
+    old = MethodInput("m2", "elo", "ratings", {**manifest, "snapshot_id": "s3"}, _ranking({"a": 1, "b": 2}))
+    inputs = _inputs()
+    data = benchmark_data(BenchmarkInput(inputs.benchmark, "battles", (new, old), ["a", "b"], inputs.task_scores,
+                                         inputs.metrics))
+    drawn, before = data["methods"]
+    assert drawn["interval"] == {"low": [1, 1], "high": [1, 2], "source": "stored", "resamples": 200, "seed": 0,
+                                 "confidence": 0.95, "resampled": "battles"}
+    assert before["interval"] is None and before["no_interval"].startswith("its snapshot was written before rank stored")

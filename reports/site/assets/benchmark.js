@@ -356,7 +356,7 @@
       var label = m ? m.label : "this method";
       if (m && m.interval && m.interval.source === "stored") return "95% rank range: " + label + "'s own interval, " +
         "stored with its snapshot (the central " + Math.round(m.interval.confidence * 100) + "% of its ranks over " +
-        m.interval.resamples + " bootstrap resamples of the voters, seed " + m.interval.seed + ").";
+        m.interval.resamples + " bootstrap resamples of the " + m.interval.resampled + ", seed " + m.interval.seed + ").";
       if (m && m.interval) return "95% rank range: " + label + "'s own interval (its snapshot's 95% bootstrap rating " +
         "intervals: the ranks they cannot exclude).";
       var why = m && m.no_interval ? " (no interval of its own: " + m.no_interval + ")" : "";
