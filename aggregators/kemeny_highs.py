@@ -59,6 +59,23 @@ class Search:
     x: np.ndarray | None = None
 
 
+def exact_solver() -> highspy.Highs:
+    """A silent HiGHS that stops only at a proven optimum (no relative or absolute gap allowed)."""
+    highs = highspy.Highs()
+    for option, value in (("output_flag", False), ("mip_rel_gap", 0.0), ("mip_abs_gap", 0.0)):
+        highs.setOptionValue(option, value)
+    return highs
+
+
+def unit_box(objective: np.ndarray, n_rows: int) -> highspy.HighsLp:
+    """A model of ``objective`` over ``[0, 1]^n`` with ``n_rows`` rows (their bounds and matrix set by the caller)."""
+    model = highspy.HighsLp()
+    model.num_col_, model.num_row_ = objective.size, n_rows
+    model.col_cost_ = objective
+    model.col_lower_, model.col_upper_ = np.zeros(objective.size), np.ones(objective.size)
+    return model
+
+
 def find_binary(objective: np.ndarray, rows: csr_array, lower: np.ndarray, upper: np.ndarray, target: float,
                   margin: float, wall_seconds: float) -> Search:
     """A 0/1 ``x`` with ``lower <= rows x <= upper`` and ``objective x <= target``, or the proof there is none.
@@ -67,14 +84,10 @@ def find_binary(objective: np.ndarray, rows: csr_array, lower: np.ndarray, upper
     cost lattice is further), so HiGHS gets its cutoff (``objective_bound``) half-way there: a solution
     at ``target`` is never pruned, and a search that ends with none at most ``target`` proves there is none.
     """
-    highs = highspy.Highs()
-    for option, value in (("output_flag", False), ("mip_rel_gap", 0.0), ("mip_abs_gap", 0.0),
-                          ("objective_bound", float(target + margin / 2)), ("time_limit", max(wall_seconds, 1e-3))):
-        highs.setOptionValue(option, value)
-    model = highspy.HighsLp()
-    model.num_col_, model.num_row_ = objective.size, rows.shape[0]
-    model.col_cost_ = objective
-    model.col_lower_, model.col_upper_ = np.zeros(objective.size), np.ones(objective.size)
+    highs = exact_solver()
+    highs.setOptionValue("objective_bound", float(target + margin / 2))
+    highs.setOptionValue("time_limit", max(wall_seconds, 1e-3))
+    model = unit_box(objective, rows.shape[0])
     model.row_lower_, model.row_upper_ = lower, upper
     columns = rows.tocsc()
     model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
@@ -97,14 +110,8 @@ class OrderModel:
 
     def __init__(self, objective: np.ndarray) -> None:
         self.objective = objective
-        self.highs = highspy.Highs()
-        for option, value in (("output_flag", False), ("mip_rel_gap", 0.0), ("mip_abs_gap", 0.0)):
-            self.highs.setOptionValue(option, value)
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = objective.size, 0
-        lp.col_cost_ = objective
-        lp.col_lower_, lp.col_upper_ = np.zeros(objective.size), np.ones(objective.size)
-        self.highs.passModel(lp)
+        self.highs = exact_solver()
+        self.highs.passModel(unit_box(objective, 0))
         self.matrix: list[csr_array] = []
         self.lower: list[np.ndarray] = []
         self.upper: list[np.ndarray] = []
