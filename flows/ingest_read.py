@@ -140,9 +140,7 @@ class Prepared:
 def changed_since_plan(plan: FilePlan) -> bool:
     """Whether ``plan``'s file was written after the plan stat'ed it (its change time, modification time or inode
     differ), so the parse may have read other bytes than the archive hashed and kept: the parsers read paths,
-    after the archive's own read.  A file the plan did not stat (none today) is taken as unchanged."""
-    if not plan.stat:
-        return False
+    after the archive's own read."""
     try:
         now = os.stat(plan.path)
     except OSError:
