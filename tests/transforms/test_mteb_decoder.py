@@ -1,0 +1,93 @@
+"""The MTEB result reader's fast decoder (orjson) against the standard library's ``json``, the reference.
+
+Every document must read to the same objects as ``json.loads`` reads it (key order, types, values;
+a NaN as a NaN), whichever decoder took it: orjson the strict JSON, the standard decoder what orjson
+refuses; but an integer beyond 64 bits, which orjson reads as the nearest float: its cell is that float
+either way.  And a file that is not a result must fail as before, with the line where it breaks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorehouse.transforms.parsers import parse_file
+from scorehouse.transforms.parsers.base import ParseError
+from scorehouse.transforms.parsers.mteb import read_result
+
+
+def same(a: object, b: object) -> bool:
+    """Equal as JSON documents read by Python: same keys in the same order, same types, floats bit for bit."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+    return a == b
+
+
+numbers = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(min_value=-(2**63), max_value=2**64 - 1),  # orjson's integer range: read as ints by both
+)
+leaves = st.one_of(numbers, st.booleans(), st.none(), st.text(max_size=8))
+values = st.recursive(leaves, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)), max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(fields=st.dictionaries(st.text(max_size=6), values, max_size=5), ascii_only=st.booleans(),
+       spaced=st.booleans())
+def test_a_result_reads_as_the_standard_decoder_reads_it(tmp_path_factory, fields, ascii_only: bool, spaced: bool):
+    path = tmp_path_factory.mktemp("decoder") / "Task.json"
+    doc = {"mteb_version": "1.12.75", **fields, "scores": {"test": [{"hf_subset": "default", **fields}]}}
+    path.write_bytes(json.dumps(doc, ensure_ascii=ascii_only, indent=2 if spaced else None).encode("utf-8"))
+    assert same(read_result(path), json.loads(path.read_bytes()))
+
+
+@pytest.mark.parametrize("text", [
+    '{"mteb_version": "1.0", "x": 1e400}',  # infinity by rounding
+    '{"mteb_version": "1.0", "x": [NaN, Infinity, -Infinity]}',  # not strict JSON: a fifth of the repository
+    '\ufeff{"mteb_version": "1.0", "x": 1.5}',  # a byte order mark
+    '{"mteb_version": "1.0", "x": "\\ud83d\\ude00", "y": 0.25}',  # a surrogate pair: one character
+    '{"mteb_version": "1.0", "x": 1.5, "x": 2.5}',  # a repeated key: the last one
+])
+def test_what_the_fast_decoder_refuses_or_reads_differently_reads_as_json_does(tmp_path: Path, text: str):
+    path = tmp_path / "Task.json"
+    path.write_bytes(text.encode("utf-8"))
+    assert same(read_result(path), json.loads(path.read_bytes()))
+
+
+@pytest.mark.parametrize("number", ["123456789012345678901234567890", "-9223372036854775809", "18446744073709551615"])
+def test_an_integer_beyond_64_bits_lands_as_its_nearest_float(tmp_path: Path, number: str):
+    """json reads it as an int and orjson as a float: either way the cell is Python's own rounding of it."""
+    path = tmp_path / "results" / "org__m" / "rev" / "Task.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"mteb_version": "1.12.0", "task_name": "Task", "scores": {"test": '
+                    f'[{{"hf_subset": "default", "main_score": {number}}}]}}}}')
+    rows = parse_file(path)[1].rows
+    assert rows.filter(task="Task", metric="main_score").get_column("value").to_list() == [float(int(number))]
+
+
+@pytest.mark.parametrize(("text", "line", "says"), [
+    ('{"mteb_version": "1.0",\n "x": [1, 2,]}', 2, "not valid JSON"),
+    ('{"mteb_version": "1.0",\n\n "x": "\\ud800"}', None, "half of a surrogate pair"),
+    ('{"mteb_version": "1.0", "x": "\xe9"}'.encode("latin-1"), None, "not UTF-8"),
+    ('[{"mteb_version": "1.0"}]', None, "not an MTEB result"),
+    ("[" * 100_000 + "]" * 100_000, None, "nested too deeply"),
+])
+def test_a_file_that_is_not_a_result_fails_with_where_and_why(tmp_path: Path, text: str | bytes, line: int | None,
+                                                              says: str):
+    path = tmp_path / "Task.json"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    with pytest.raises(ParseError, match=says) as raised:
+        read_result(path)
+    assert raised.value.line == line
