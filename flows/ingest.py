@@ -32,6 +32,7 @@ from scorehouse.aggregators.errors import NotFoundError
 from scorehouse.transforms.catalog import declared_rules
 from scorehouse.transforms.parsers import FORMATS
 from scorehouse.transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE
+from scorehouse.transforms.slices import repeated
 from scorehouse.transforms.validate import reason_counts_per
 from scorehouse.flows.catalog_state import checked_metric_rules, ensure_current_catalog
 from scorehouse.flows.common import refresh_catalog
@@ -233,8 +234,7 @@ def commit_batch(
     held = [(index, quarantine.get_column("reason")) for index, (_, _, quarantine) in enumerate(landed) if quarantine.height]
     reasons = reason_counts_per(
         pl.concat([column for _, column in held]),
-        pl.Series([index for index, _ in held], dtype=pl.UInt32).repeat_by(
-            pl.Series([column.len() for _, column in held], dtype=pl.UInt32)).explode(),
+        repeated(pl.Series([index for index, _ in held], dtype=pl.UInt32), [column.len() for _, column in held]),
     ) if held else {}
     for index, (outcome, record, _) in enumerate(landed):
         warehouse.forget_rejected(record.sha256)

@@ -13,7 +13,7 @@ import polars as pl
 
 from scorehouse.transforms.parsers.base import Parsed
 from scorehouse.transforms.segment_layouts import reconcile
-from scorehouse.transforms.slices import runs
+from scorehouse.transforms.slices import repeated, runs
 from scorehouse.transforms.validate import validate_loads
 from scorehouse.transforms.validate_battles import ValidatedBattles, validate_battles
 from scorehouse.flows.ingest_read import FileOutcome, ParsedFile
@@ -79,11 +79,11 @@ def validated_loads(parsed: list[ParsedFile]) -> list[NewLoad]:
     scores, quarantine = {}, {}
     for kind in set(typed):
         group = [new for new, t in zip(parsed, typed, strict=True) if t == kind]
-        heights = pl.Series([new.parsed.rows.height for new in group], dtype=pl.UInt32)
+        heights = [new.parsed.rows.height for new in group]
         rows = pl.concat([new.parsed.rows for new in group], how="diagonal_relaxed").with_columns(
             # each load's name repeated over its rows: two columns for the batch, not two per file
-            file=pl.Series([new.record.file_name for new in group], dtype=pl.String).repeat_by(heights).explode(),
-            load_id=pl.Series([new.record.load_id for new in group], dtype=pl.String).repeat_by(heights).explode(),
+            file=repeated(pl.Series([new.record.file_name for new in group], dtype=pl.String), heights),
+            load_id=repeated(pl.Series([new.record.load_id for new in group], dtype=pl.String), heights),
         )
         checked = validate_loads(rows)  # in row order: each load's rows stay next to each other
         for frame, cut in ((checked.scores, scores), (checked.quarantine, quarantine)):

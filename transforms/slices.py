@@ -1,4 +1,5 @@
-"""A batch's rows cut into the rows of each of its files or loads as slices (views of the same buffers), not copies.
+"""A batch's rows cut into the rows of each of its files or loads as slices (views of the same buffers), not copies,
+and a value per file or load spread over its rows.
 
 The rows of a batch are built file after file and validated and written together again: cutting them into a frame
 per file or load with ``partition_by`` copied the whole batch, twice per batch, for frames that are only read.
@@ -6,6 +7,9 @@ per file or load with ``partition_by`` copied the whole batch, twice per batch, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import polars as pl
 
 
@@ -24,3 +28,13 @@ def runs(column: pl.Series) -> dict[object, tuple[int, int]]:
     if len(out) < len(values):
         raise RunsError(f"the rows of a value of {column.name!r} are not next to each other: they cannot be one slice")
     return out
+
+
+def repeated(values: pl.Series, counts: Sequence[int] | pl.Series) -> pl.Series:
+    """Each of ``values`` repeated its count of ``counts`` times, in order (a load's name over its rows).
+
+    A gather of each value's place, repeated by NumPy: ``repeat_by(...).explode()`` builds a list per value and
+    took 7-10x longer on a batch's million rows of names.
+    """
+    places = np.repeat(np.arange(values.len(), dtype=np.uint32), np.asarray(counts, dtype=np.int64))
+    return values.gather(places)

@@ -1,11 +1,11 @@
-"""runs: each value's rows as one slice, against a scan of the column value by value."""
+"""runs and repeated, against a scan of the column value by value and a Python repetition."""
 
 import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scorehouse.transforms.slices import RunsError, runs
+from scorehouse.transforms.slices import RunsError, repeated, runs
 
 
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c", "d", "", "é"]), st.integers(1, 4)), max_size=8, unique_by=lambda r: r[0]))
@@ -23,3 +23,11 @@ def test_a_value_in_two_places_is_refused():
     column = pl.Series("file", [0, 0, 1, 0], dtype=pl.UInt32)
     with pytest.raises(RunsError, match="'file' are not next to each other"):
         runs(column)
+
+
+@given(st.lists(st.tuples(st.text(max_size=3), st.integers(0, 5)), max_size=10))
+def test_repeated_spreads_each_value_over_its_count(pairs):
+    values = pl.Series([value for value, _ in pairs], dtype=pl.String)
+    counts = [n for _, n in pairs]
+    assert repeated(values, counts).to_list() == [value for value, n in pairs for _ in range(n)]
+    assert repeated(values, pl.Series(counts, dtype=pl.UInt32)).to_list() == [value for value, n in pairs for _ in range(n)]

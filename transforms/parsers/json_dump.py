@@ -16,6 +16,7 @@ import polars as pl
 
 from scorehouse.transforms.parsers.base import ParseError
 from scorehouse.transforms.parsers.text import lines_frame, read_text
+from scorehouse.transforms.slices import repeated
 
 
 class JsonNumber(str):
@@ -75,14 +76,8 @@ def key_lines(text: str, key: str, count: int) -> tuple[list[int] | None, list[s
     (repeated keys, of which JSON keeps the last), the lines are unknown:
     None and a problem saying so.
     """
-    found = (
-        lines_frame(text)
-        .select("line", n=pl.col("text").str.count_matches(key_pattern(key)))
-        .select(pl.col("line").repeat_by("n"))
-        .explode("line")
-        .drop_nulls()
-        .get_column("line")
-    )
+    counted = lines_frame(text).select("line", n=pl.col("text").str.count_matches(key_pattern(key)).fill_null(0))
+    found = repeated(counted.get_column("line"), counted.get_column("n")).drop_nulls()
     if found.len() == count:
         return found.to_list(), []
     return None, [

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from scorehouse.transforms.slices import repeated
+
 HEADLINE = "main_score"
 SPLIT_PREFERENCE = ("test", "validation", "dev")
 EARLY_HEADER = ("mteb_dataset_name", "mteb_version", "dataset_revision", "evaluation_time", "kg_co2_emissions")
@@ -125,9 +127,9 @@ class Cells:
 
     def frame(self) -> pl.DataFrame:
         """``file, task, metric, value`` of every leaf, in document order."""
-        entries = pl.DataFrame({"file": self.file, "task": self.task, "leaves": self.leaves},
-                               schema={"file": pl.UInt32, "task": pl.String, "leaves": pl.UInt32})
-        per_leaf = entries.filter(pl.col("leaves") > 0).select(pl.col("file", "task").repeat_by("leaves"))
-        return per_leaf.explode("file", "task").with_columns(
-            metric=pl.Series(self.metric, dtype=pl.String), value=pl.Series(self.value, dtype=pl.Float64, strict=False),
-        )
+        return pl.DataFrame({
+            "file": repeated(pl.Series(self.file, dtype=pl.UInt32), self.leaves),
+            "task": repeated(pl.Series(self.task, dtype=pl.String), self.leaves),
+            "metric": pl.Series(self.metric, dtype=pl.String),
+            "value": pl.Series(self.value, dtype=pl.Float64, strict=False),
+        })
