@@ -242,16 +242,13 @@ class Warehouse:
         self.remove_uncommitted()
         scores = pl.concat([conform(new.scores, SCORES) for new in loads])
         partition_names(scores)
-        leveled = scores.with_columns(
-            level=pl.when(pl.col("instance").is_null()).then(pl.lit("task")).otherwise(pl.lit("instance"))
-        )
         written: list[Path] = []  # the batch's files, their content hashes recorded before the manifest
 
         def put(frame: pl.DataFrame, path: Path) -> None:
             atomic.write_parquet(frame, path)
             written.append(path)
 
-        parts = partitions_in_order(leveled)
+        parts = partitions_in_order(scores)
         for (benchmark, level), part in parts:
             put(part.drop("level"), self.score_path(benchmark, level, batch))
         quarantine = pl.concat([conform(new.quarantine, QUARANTINE) for new in loads])
@@ -265,8 +262,8 @@ class Warehouse:
                    for new in loads if new.segment_layouts is not None and new.segment_layouts.height]
         if layouts:
             put(pl.concat(layouts), self.dir("segment_layouts") / f"{batch}.parquet")
-        ordered = pl.concat([part for _, part in parts]) if parts else leveled  # the parts' order, as read back
-        put(coverage_of(ordered), self.dir("coverage") / f"{batch}.parquet")
+        ordered = pl.concat([part for _, part in parts]) if parts else scores.with_columns(level=pl.lit(None, pl.String))
+        put(coverage_of(ordered), self.dir("coverage") / f"{batch}.parquet")  # in the parts' order, as read back
         record_hashes(self.home, "loads", batch, written)
         self.publish_raw((new.record.sha256, new.record.file_name) for new in loads)
         manifests = manifest_frame([(new.record, new.loaded_at) for new in loads], batch)
@@ -419,9 +416,21 @@ def partition_names(scores: pl.DataFrame) -> list[str]:
     return [check_benchmark_name(name) for name in scores.get_column("benchmark").unique().to_list()]
 
 
-def partitions_in_order(leveled: pl.DataFrame) -> list[tuple[tuple[str, str], pl.DataFrame]]:
-    """The rows of each (benchmark, level) of scores with ``level``, in the order of their keys, each part in row
-    order: how a batch's score files are written, and read back in the same order (:func:`partition_key`)."""
+def partitions_in_order(scores: pl.DataFrame) -> list[tuple[tuple[str, str], pl.DataFrame]]:
+    """The rows of each (benchmark, level) of ``scores``, with their ``level``, in the order of their keys, each part
+    in row order: how a batch's score files are written, and read back in the same order (:func:`partition_key`).
+
+    A batch of one benchmark and level (every batch of an MTEB ingest) is its own part, not a copy of it: the
+    level is read from the null count of ``instance`` (kept by the column, not counted).
+    """
+    benchmarks = scores.get_column("benchmark").unique()
+    without_instance = scores.get_column("instance").null_count()
+    if benchmarks.len() == 1 and without_instance in (0, scores.height):
+        level = "task" if without_instance else "instance"
+        return [((benchmarks[0], level), scores.with_columns(level=pl.lit(level, pl.String)))]
+    leveled = scores.with_columns(
+        level=pl.when(pl.col("instance").is_null()).then(pl.lit("task")).otherwise(pl.lit("instance"))
+    )
     parts = leveled.partition_by("benchmark", "level", as_dict=True, maintain_order=True)
     return sorted(parts.items())
 
