@@ -8,6 +8,7 @@ either way.  And a file that is not a result must fail as before, with the line 
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 from pathlib import Path
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from scorehouse.transforms.parsers import parse_file
 from scorehouse.transforms.parsers.base import ParseError
-from scorehouse.transforms.parsers.mteb import read_result
+from scorehouse.transforms.parsers.mteb import cycle_collection_paused, parse_results, read_result
 
 
 def same(a: object, b: object) -> bool:
@@ -91,3 +92,19 @@ def test_a_file_that_is_not_a_result_fails_with_where_and_why(tmp_path: Path, te
     with pytest.raises(ParseError, match=says) as raised:
         read_result(path)
     assert raised.value.line == line
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_cycle_collector_is_left_as_it_was_after_a_batch_even_a_failing_one(tmp_path: Path, enabled: bool):
+    (tmp_path / "Task.json").write_text("{not json")
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        assert isinstance(parse_results([tmp_path / "Task.json"], None)[0], ParseError)
+        assert gc.isenabled() is enabled
+        with pytest.raises(TypeError), cycle_collection_paused():
+            assert not gc.isenabled()
+            raise TypeError
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
