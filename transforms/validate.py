@@ -30,6 +30,8 @@ from scorehouse.transforms.validate_battles import BATTLE_REASON_CLASSES
 from scorehouse.warehouse.schema import PARSER_REASON, QUARANTINE, SCORES, conform, parsed_schema
 
 VOTER_KEY = ("benchmark", "task", "metric", "instance", "system")
+# Reasons about the value itself, followed by the value as the file spelled it (:func:`with_values_said`).
+NON_NUMERIC, NON_FINITE = "non-numeric score", "non-finite score"
 
 
 @dataclass(frozen=True)
@@ -62,20 +64,17 @@ def validate_loads(rows: pl.DataFrame) -> Validated:
     typed = rows.schema["value"].is_float()
     number = pl.col("value") if typed else pl.col("value").str.strip_chars().cast(pl.Float64, strict=False)
     parsed = rows.with_columns(_number=number)
-    text = pl.col("value").cast(pl.String).str.slice(0, 80)
     blank = lambda c: pl.col(c).is_null() | (pl.col(c) == "")  # noqa: E731
     reason = (
         pl.when(blank("system")).then(pl.lit("empty system name"))
         .when(blank("task")).then(pl.lit("empty task name"))
         .when(blank("metric")).then(pl.lit("empty metric name"))
         .when(pl.col("_flagged").is_not_null()).then(pl.col("_flagged"))
-        .when(pl.col("value").is_not_null() & pl.col("_number").is_null())
-        .then(pl.format("non-numeric score {}", text))
-        .when(pl.col("_number").is_not_null() & ~pl.col("_number").is_finite())
-        .then(pl.format("non-finite score {}", text))
+        .when(pl.col("value").is_not_null() & pl.col("_number").is_null()).then(pl.lit(NON_NUMERIC))
+        .when(pl.col("_number").is_not_null() & ~pl.col("_number").is_finite()).then(pl.lit(NON_FINITE))
         .otherwise(pl.lit(None, dtype=pl.String))
     )
-    checked = parsed.with_columns(reason=reason)
+    checked = with_values_said(parsed.with_columns(reason=reason))
 
     usable = checked.filter(pl.col("reason").is_null())
     # A hash of each usable row's key: two rows of one load may share a (system, voter) key only where hashes
@@ -85,6 +84,17 @@ def validate_loads(rows: pl.DataFrame) -> Validated:
     landed = decided.filter(pl.col("reason").is_null()).with_columns(score=pl.col("_number"))
     quarantined = decided.filter(pl.col("reason").is_not_null()).with_columns(pl.col("value").cast(pl.String))
     return Validated(conform(landed, SCORES), conform(quarantined, QUARANTINE))
+
+
+def with_values_said(checked: pl.DataFrame) -> pl.DataFrame:
+    """``checked`` with the value (its first 80 characters) after each reason about the value itself, on those rows
+    alone: written for every row and kept for a few, the text of a million floats cost two thirds of the reasons."""
+    # rechunked (a few rows): Polars 2.1 panics formatting columns whose chunks differ, as a batch's do
+    said = checked.filter(pl.col("reason").is_in([NON_NUMERIC, NON_FINITE])).rechunk().select(
+        "_row", reason=pl.format("{} {}", "reason", pl.col("value").cast(pl.String).str.slice(0, 80)))
+    if said.height == 0:
+        return checked
+    return checked.with_columns(checked.get_column("reason").scatter(said.get_column("_row"), said.get_column("reason")))
 
 
 def _decide_duplicates(checked: pl.DataFrame, usable: pl.DataFrame, hashes: pl.Series) -> pl.DataFrame:
