@@ -58,8 +58,12 @@ def test_two_sources_scoring_the_same_cells_go_through_the_newest_row_window(hom
     ingest_flow([str(first)], home=str(home), benchmark="glue")
     ingest_flow([str(second)], home=str(home), benchmark="glue")
     warehouse = Warehouse(home)
-    shared = shared_partitions(warehouse.current_coverage())
+    shared = shared_partitions(warehouse)
     assert shared.height == shared.filter(pl.col("benchmark") == "glue").height > 0
+    loads = {}  # the reference: the loads of each partition, collected row by row
+    for row in warehouse.current_coverage().iter_rows(named=True):
+        loads.setdefault((row["benchmark"], row["level"], row["task"], row["system"]), set()).add(row["load_id"])
+    assert shared.rows() == sorted(key for key, found in loads.items() if len(found) > 1)
     assert sql(home, "SELECT count(*) FROM scores").item() == 1499  # one copy of every cell ...
     newest = sql(home, "SELECT score FROM scores WHERE system = 'ERNIE' AND task = 'MRPC' AND metric = 'F1'")
     assert newest.to_series().to_list() == [94.0]  # ... the newer load's
