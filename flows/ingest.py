@@ -20,8 +20,11 @@ runs the batches, commits each (:func:`ingest_batch`) and indexes the files.
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -261,6 +264,26 @@ def still_failed(warehouse: Warehouse, unchanged: list[FileOutcome]) -> None:
                              "was quarantined; see the quarantine views, and read it with other options")
 
 
+@contextmanager
+def kept_out_of_collections() -> Iterator[Callable[[], None]]:
+    """The objects of a run made so far (its plans, each batch's outcomes: millions for MTEB's 104,000 files) kept
+    out of Python's cycle collections until the run ends, by a function to call after each batch.
+
+    They live until the end of the run, yet every full collection scanned them all again (0.3 s each, 6.5 s of the
+    whole repository's ingest).  Each call collects what is garbage first (only the objects made since the last
+    call are scanned), so no garbage cycle is kept; the objects go back to the collector when the run ends.
+    """
+    def keep() -> None:
+        gc.collect()
+        gc.freeze()
+
+    keep()
+    try:
+        yield keep
+    finally:
+        gc.unfreeze()
+
+
 def ingest_files(
     warehouse: Warehouse,
     files: list[Path],
@@ -301,7 +324,7 @@ def ingest_files(
     place = {id(plan): index for index, plan in enumerate(plans)}
     grouped = batches(plans, batch_files)
     work = [(warehouse, batch, format, benchmark, trust_pickle, reparse, columns) for batch in grouped]
-    with progress_of("ingest", len(plans), progress and not parallel) as done:
+    with progress_of("ingest", len(plans), progress and not parallel) as done, kept_out_of_collections() as keep:
         for plan in plans:
             if plan.action in ("unchanged", "known"):
                 done(f"{plan.path.name} {plan.outcome or plan.action}")
@@ -311,6 +334,7 @@ def ingest_files(
             results = []
             for arguments in work:
                 results.append(runtime.call(ingest_batch, *arguments))
+                keep()
                 for outcome in results[-1]:
                     done(f"{Path(outcome.path).name} {outcome.status}")
         for batch, batch_outcomes in zip(grouped, results, strict=True):
