@@ -1,7 +1,8 @@
 """The MTEB result reader's fast decoder (orjson) against the standard library's ``json``, the reference.
 
 Every document must read to the same objects as ``json.loads`` reads it (key order, types, values;
-a NaN as a NaN), whichever decoder took it: orjson the strict JSON, the standard decoder what orjson
+a NaN as a NaN, once the text that stands for it in a file read with NaN as text is put back), whichever
+decoder took it: orjson the strict JSON and the files with NaN, the standard decoder what orjson
 refuses; but an integer beyond 64 bits, which orjson reads as the nearest float: its cell is that float
 either way.  And a file that is not a result must fail as before, with the line where it breaks.
 """
@@ -35,23 +36,42 @@ def same(a: object, b: object) -> bool:
     return a == b
 
 
+def restored(read: tuple[dict, str | None]) -> object:
+    """The document read, each string that stands for NaN in it put back as a NaN."""
+    doc, nan = read
+
+    def back(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: back(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [back(v) for v in value]
+        return math.nan if nan is not None and value == nan else value
+
+    return back(doc)
+
+
 numbers = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.integers(min_value=-(2**63), max_value=2**64 - 1),  # orjson's integer range: read as ints by both
 )
-leaves = st.one_of(numbers, st.booleans(), st.none(), st.text(max_size=8))
+# text with what the NaN reading must not take for a NaN: NaN in a string, as a key, after a backslash, NUL
+texts = st.one_of(st.text(max_size=8), st.sampled_from(["NaN", "a NaN: b", "\\NaN", "\x00NaN", "[NaN]"]))
+leaves = st.one_of(numbers, st.booleans(), st.none(), texts)
 values = st.recursive(leaves, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)), max_leaves=20)
+    st.lists(inner, max_size=4), st.dictionaries(texts, inner, max_size=4)), max_leaves=20)
 
 
 @settings(max_examples=300, deadline=None)
-@given(fields=st.dictionaries(st.text(max_size=6), values, max_size=5), ascii_only=st.booleans(),
-       spaced=st.booleans())
-def test_a_result_reads_as_the_standard_decoder_reads_it(tmp_path_factory, fields, ascii_only: bool, spaced: bool):
+@given(fields=st.dictionaries(texts, values, max_size=5), ascii_only=st.booleans(), spaced=st.booleans(),
+       names=st.tuples(leaves, leaves, leaves))
+def test_a_result_reads_as_the_standard_decoder_reads_it(tmp_path_factory, fields, ascii_only: bool, spaced: bool,
+                                                         names: tuple):
     path = tmp_path_factory.mktemp("decoder") / "Task.json"
-    doc = {"mteb_version": "1.12.75", **fields, "scores": {"test": [{"hf_subset": "default", **fields}]}}
+    task, version, subset = names  # a NaN as a name is read as the standard decoder reads it
+    doc = {"mteb_version": version, **fields, "task_name": task,
+           "scores": {"test": [{"hf_subset": subset, **fields}, {"hf_subset": "default", "main_score": math.nan}]}}
     path.write_bytes(json.dumps(doc, ensure_ascii=ascii_only, indent=2 if spaced else None).encode("utf-8"))
-    assert same(read_result(path), json.loads(path.read_bytes()))
+    assert same(restored(read_result(path)), json.loads(path.read_bytes()))
 
 
 @pytest.mark.parametrize("text", [
@@ -60,11 +80,34 @@ def test_a_result_reads_as_the_standard_decoder_reads_it(tmp_path_factory, field
     '\ufeff{"mteb_version": "1.0", "x": 1.5}',  # a byte order mark
     '{"mteb_version": "1.0", "x": "\\ud83d\\ude00", "y": 0.25}',  # a surrogate pair: one character
     '{"mteb_version": "1.0", "x": 1.5, "x": 2.5}',  # a repeated key: the last one
+    '{"mteb_version": "1.0", "x": NaN, "d": "not NaN: text"}',  # NaN in a string: read by the standard decoder
+    '{"mteb_version": "1.0", "x": NaN, "d": "\\u0000NaN"}',  # the NaN text itself, as the file's own string
+    '{"mteb_version": NaN, "task_name": NaN, "x": [NaN, 1.0, {"y": NaN}]}',  # NaN as names
 ])
 def test_what_the_fast_decoder_refuses_or_reads_differently_reads_as_json_does(tmp_path: Path, text: str):
     path = tmp_path / "Task.json"
     path.write_bytes(text.encode("utf-8"))
-    assert same(read_result(path), json.loads(path.read_bytes()))
+    assert same(restored(read_result(path)), json.loads(path.read_bytes()))
+
+
+def test_nan_scores_are_nan_cells_and_the_files_own_nan_text_is_not(tmp_path: Path):
+    path = tmp_path / "results" / "org__m" / "rev" / "Task.json"
+    path.parent.mkdir(parents=True)
+    entry = '{{"hf_subset": "{}", "main_score": {}, "f1": NaN, "cos": {{"pearson": NaN}}, "raw": [NaN, 0.5], "t": "{}"}}'
+    for text in ("x", "\\u0000NaN"):  # with the NaN text as a string of the file, the standard decoder reads it
+        path.write_text('{"mteb_version": "1.12.0", "task_name": "Task", "evaluation_time": NaN, "scores": {"test": ['
+                        + entry.format("en", "0.5", text) + ", " + entry.format("de", "NaN", text) + "]}}")
+        assert (read_result(path)[1] is None) is (text != "x")  # read with NaN as text, or by the standard decoder
+        rows = parse_file(path)[1].rows
+        cells = {(r["task"], r["metric"]): r["value"] for r in rows.iter_rows(named=True)}
+        expected = {"evaluation_time", "main_score", "Task/en main_score", "Task/de main_score", "Task/en f1",
+                    "Task/de f1", "Task/en cos.pearson", "Task/de cos.pearson", "Task/en raw[0]", "Task/de raw[0]",
+                    "Task/en raw[1]", "Task/de raw[1]"}
+        assert {f"{t} {m}" if t != "Task" else m for t, m in cells} == expected
+        nan = {k for k, v in cells.items() if math.isnan(v)}
+        assert nan == {k for k in cells if k[1] in ("evaluation_time", "f1", "cos.pearson", "raw[0]", "main_score")
+                       and k != ("Task/en", "main_score")}
+        assert cells[("Task/en", "main_score")] == cells[("Task/en", "raw[1]")] == 0.5
 
 
 @pytest.mark.parametrize("number", ["123456789012345678901234567890", "-9223372036854775809", "18446744073709551615"])

@@ -77,6 +77,10 @@ META = "model_meta.json"
 # task_name comes last in current files, often beyond the sniffed head; "scores" comes early.
 SNIFF = re.compile(rb'"(mteb_dataset_name|scores|task_name)"\s*:')
 LONE_SURROGATE = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}")
+# orjson reads no NaN; a file with NaN scores is read with each NaN as this text (:func:`nan_as_text`), read back
+# as NaN by the cells of that file alone.
+NAN_TEXT = "\x00NaN"
+NAN_KEY = re.compile(rb"NaN\s*:")
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -87,24 +91,56 @@ def sniff(path: Path, head: bytes) -> bool:
     return (b'"mteb_version"' in head and bool(SNIFF.search(head))) or b'"mteb_dataset_name"' in head
 
 
-def read_result(path: Path) -> dict:
-    """The document of an MTEB result file; ParseError naming the line where it is not one.
+def read_result(path: Path) -> tuple[dict, str | None]:
+    """The document of an MTEB result file, and the text that stands for NaN in it (None: no text does);
+    ParseError naming the line where it is not one.
 
     Numbers are read as floats (ints as ints): text and booleans are dropped by the cells, so nothing is
     lost by not keeping the numbers' spelling.  orjson reads strict JSON, about 8x faster than the
     standard decoder on these files, to the same objects but for an integer beyond 64 bits (read as its
-    nearest float: its cell is that Float64 either way; tests/transforms/test_mteb_decoder.py).  What
-    orjson refuses (NaN and Infinity, which a fifth of the repository's files hold, a byte order mark, a
-    lone surrogate, a number out of range, deep nesting, anything not JSON) is read by the standard
+    nearest float: its cell is that Float64 either way; tests/transforms/test_mteb_decoder.py).  A file
+    with NaN scores (a fifth of the repository's files, half its bytes) is read by orjson too, each NaN
+    as :data:`NAN_TEXT` (:func:`nan_as_text`).  What orjson refuses otherwise (Infinity, a byte order mark,
+    a lone surrogate, a number out of range, deep nesting, anything not JSON) is read by the standard
     decoder as before, which also says where a file is not JSON.
     """
     raw = path.read_bytes()
+    nan = None
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        doc = standard_document(path, raw)
+        doc = nan_as_text(raw)
+        if doc is None:
+            doc = standard_document(path, raw)
+        else:
+            nan = NAN_TEXT
     if not isinstance(doc, dict) or not ("mteb_version" in doc or "mteb_dataset_name" in doc):
         raise ParseError(path, "not an MTEB result: no top-level mteb_version or mteb_dataset_name")
+    return doc, nan
+
+
+def nan_as_text(raw: bytes) -> dict | None:
+    """``raw`` read by orjson with every ``NaN`` read as the text :data:`NAN_TEXT`, when that reading is the
+    standard decoder's but for it; None otherwise (the standard decoder reads the file).
+
+    Every ``NaN`` of the bytes is spelled as a JSON string of that text.  One inside a string would end the string
+    with a ``\\`` after it, which no JSON allows, so a document that still reads had them all as values or keys.
+    A key (``NaN:``) is not JSON: refused.  Without a backslash in the file, no string of it holds the NUL the text
+    starts with, and no escape runs into a ``NaN``.  A NaN named as the task, version or subset is left to the
+    standard decoder too (its name is the number's text there).
+    """
+    if b"NaN" not in raw or b"\\" in raw or NAN_KEY.search(raw):
+        return None
+    try:
+        doc = orjson.loads(raw.replace(b"NaN", b'"\\u0000NaN"'))
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(doc, dict) or NAN_TEXT in (doc.get("task_name"), doc.get("mteb_dataset_name"), doc.get("mteb_version")):
+        return None
+    scores = doc.get("scores")
+    entries = [e for split in scores.values() if isinstance(split, list) for e in split] if isinstance(scores, dict) else []
+    if any(isinstance(e, dict) and e.get("hf_subset") == NAN_TEXT for e in entries):
+        return None
     return doc
 
 
@@ -145,7 +181,7 @@ def result_version(path: Path) -> tuple[int, ...]:
     key = (path, stat.st_mtime_ns, stat.st_size)
     if key not in READ_VERSIONS:
         try:
-            remember_version(key, version_key(read_result(path).get("mteb_version")))
+            remember_version(key, version_key(read_result(path)[0].get("mteb_version")))
         except ParseError:
             return ()
     return READ_VERSIONS[key]
@@ -228,11 +264,12 @@ def parsed_batch(paths: list[Path], benchmark: str | None) -> list[Parsed | Pars
     """:func:`parse_results`' work."""
     outcomes: list[Parsed | ParseError | None] = [None] * len(paths)
     docs: dict[int, dict] = {}
+    nans: dict[int, str | None] = {}
     stats: dict[int, os.stat_result] = {}
     for i, path in enumerate(paths):
         try:
             stats[i] = path.stat()  # before the read: a file changed after it has another key than its version
-            docs[i] = read_result(path)
+            docs[i], nans[i] = read_result(path)
         except ParseError as error:
             outcomes[i] = error
             stats.pop(i)
@@ -251,7 +288,7 @@ def parsed_batch(paths: list[Path], benchmark: str | None) -> list[Parsed | Pars
         name, splits, header = subsets_of(doc)
         task = path.stem if name is None else str(name)
         notes[i] = [f"revision {path.parent.name} (mteb {doc.get('mteb_version')})"]
-        if not cells.add(i, task, splits, header):
+        if not cells.add(i, task, splits, header, nans[i]):
             notes[i].append(f"no main_score in the {evaluation_split(splits)!r} split: {task} has no ranked headline")
     leaves = cells.frame()
     systems = pl.Series([system_of(p) for p in paths], dtype=pl.String).gather(leaves.get_column("file"))

@@ -25,6 +25,7 @@ NAMES = EARLY_HEADER[:3]  # file-level text that names the result, never a score
 # Objects of an early split that are metric groups, not subsets: the similarity functions of the STS and
 # pair-classification evaluators ("cos_sim": {"pearson": ...}); the only such keys in the repository's
 # early files (its subsets are language codes).
+NAN = float("nan")
 SIMILARITIES = frozenset({"cos_sim", "euclidean", "manhattan", "dot", "max"})
 
 
@@ -60,9 +61,12 @@ def evaluation_split(splits: dict[str, list[dict]]) -> str | None:
     return next((s for s in SPLIT_PREFERENCE if s in splits), next(iter(splits), None))
 
 
-def headline(entries: list[dict]) -> float | None:
-    """The mean ``main_score`` over the named subsets of the evaluation split; None unless each has a number."""
+def headline(entries: list[dict], nan: str | None = None) -> float | None:
+    """The mean ``main_score`` over the named subsets of the evaluation split; None unless each has a number
+    (``nan``: the text that stands for NaN in the document, :func:`transforms.parsers.mteb.read_result`)."""
     values = [e.get(HEADLINE) for e in entries if e.get("hf_subset") is not None]
+    if nan is not None:
+        values = [NAN if v == nan else v for v in values]
     numbers = [v for v in values if type(v) in (float, int)]
     return sum(numbers) / len(numbers) if values and len(numbers) == len(values) else None
 
@@ -76,6 +80,7 @@ class Cells:
     leaves: list[int] = field(default_factory=list)  # per entry: how many leaves it holds
     task: list[str] = field(default_factory=list)  # per entry
     file: list[int] = field(default_factory=list)  # per entry: the file's place in the batch
+    nan: str | None = None  # the text that stands for NaN in the document being added
 
     def leaf(self, obj: object, name: str) -> None:
         """Append the numeric leaves of ``obj`` as ``name``, ``name.key``, ``name[i]`` (recursion over the
@@ -93,6 +98,9 @@ class Cells:
         elif kind is list:
             for i, inner in enumerate(obj):
                 self.leaf(inner, f"{name}[{i}]")
+        elif obj == self.nan:  # other text is not a score
+            self.metric.append(name)
+            self.value.append(NAN)
 
     def entry(self, file: int, task: str, fields: dict, skip: tuple[str, ...]) -> None:
         """One entry (a subset, or the file's header) of ``file``: its fields but ``skip`` under ``task``."""
@@ -104,8 +112,10 @@ class Cells:
         self.task.append(task)
         self.file.append(file)
 
-    def add(self, file: int, task: str, splits: dict[str, list[dict]], header: dict) -> bool:
-        """Every kept field of one document; whether it has a headline (module docstring of ``mteb``)."""
+    def add(self, file: int, task: str, splits: dict[str, list[dict]], header: dict, nan: str | None = None) -> bool:
+        """Every kept field of one document, in which ``nan`` is the text that stands for NaN (None: none does);
+        whether it has a headline (module docstring of ``mteb``)."""
+        self.nan = nan
         main = evaluation_split(splits)
         self.entry(file, task, header, NAMES)
         for split, entries in splits.items():
@@ -116,7 +126,7 @@ class Cells:
                 own = base if subset is None or single else f"{base}/{subset}"
                 # the task's own main_score is the headline, added below
                 self.entry(file, own, e, ("hf_subset", HEADLINE) if own == task else ("hf_subset",))
-        mean = headline(splits.get(main, []))
+        mean = headline(splits.get(main, []), nan)
         if mean is not None:
             self.metric.append(HEADLINE)
             self.value.append(mean)
