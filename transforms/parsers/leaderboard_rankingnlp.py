@@ -50,8 +50,10 @@ DERIVED_FOLDERS = {"sample_df": "glue-2022-sample"}
 
 
 def sniff(path: Path, head: bytes) -> bool:
+    if path.suffix not in (".csv", ".data"):  # before the header: most files a folder holds are neither
+        return False
     fields = header_fields(head)
-    return path.suffix in (".csv", ".data") and fields is not None and tuple(fields) in HEADERS
+    return fields is not None and tuple(fields) in HEADERS
 
 
 def repair_shift(table: Table) -> tuple[Table, list[str]]:

@@ -76,8 +76,10 @@ def clean_names(raw: pl.Expr) -> pl.Expr:
 
 
 def sniff(path: Path, head: bytes) -> bool:
+    if path.suffix != ".csv":  # before the header: most files a folder holds are not CSV
+        return False
     fields = header_fields(head)
-    return path.suffix == ".csv" and fields is not None and tuple(fields) == HEADER
+    return fields is not None and tuple(fields) == HEADER
 
 
 def parse(path: Path, benchmark: str | None) -> Parsed:

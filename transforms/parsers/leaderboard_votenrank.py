@@ -38,8 +38,10 @@ HEADERS = {expected_header(FAMILIES[f][0]): f for f in ("GLUE", "SuperGLUE")}
 
 
 def sniff(path: Path, head: bytes) -> bool:
+    if path.suffix != ".csv":  # before the header: most files a folder holds are not CSV
+        return False
     fields = header_fields(head)
-    return path.suffix == ".csv" and fields is not None and tuple(fields) in HEADERS
+    return fields is not None and tuple(fields) in HEADERS
 
 
 def parse(path: Path, benchmark: str | None) -> Parsed:

@@ -74,8 +74,10 @@ KNOWN_FILES: dict[str, Layout] = {
 
 def sniff(path: Path, head: bytes) -> bool:
     layout = KNOWN_FILES.get(path.name)
+    if layout is None:  # before the header: a file of another name is not one of these
+        return False
     fields = header_fields(head)
-    return layout is not None and fields is not None and fields[:2] == [layout.system_column, layout.first_score_column]
+    return fields is not None and fields[:2] == [layout.system_column, layout.first_score_column]
 
 
 def parse(path: Path, benchmark: str | None) -> Parsed:
