@@ -43,7 +43,7 @@ from scorehouse.flows.ingest_validate import (
 from scorehouse.flows.lineage import ReparseError, benchmark_option, lineage_notices, mapping_of, stale_loads
 from scorehouse.flows.progress import progress as progress_of
 from scorehouse.warehouse.file_index import record_files
-from scorehouse.warehouse.home_format import migrate
+from scorehouse.warehouse.home_format import HOME_FORMAT, home_format, migrate
 from scorehouse.warehouse.names import check_benchmark_name
 from scorehouse.warehouse.raw_archive import RawMissingError
 from scorehouse.warehouse.storage import Warehouse
@@ -305,7 +305,7 @@ def ingest_files(
     still_failed(warehouse, [o for o in outcomes if o is not None])
     place = {id(plan): index for index, plan in enumerate(plans)}
     grouped = batches(plans, batch_files)
-    if grouped:  # before the first raw pack: a home whose raws older code cannot find says so (format.json)
+    if grouped and home_format(warehouse) < HOME_FORMAT:  # before the first raw pack, which older code cannot read
         with warehouse.write_lock():
             migrate(warehouse)
     archived = warehouse.archived_raw() if grouped else frozenset()  # once per run, not per batch

@@ -157,3 +157,18 @@ def test_a_damaged_pack_is_named_by_the_integrity_check_and_never_serves_other_b
     pack.write_bytes(bytes(data[: len(data) // 2]))  # truncated: no footer, nothing readable
     with pytest.raises(RawMissingError, match="damaged pack"):
         staged_bytes(Warehouse(home), sha_of(path.read_bytes()))
+    assert staged_bytes(Warehouse(home), sha_of(VALUE_CSV.read_bytes())) == VALUE_CSV.read_bytes()  # its own pack
+
+
+def test_a_pack_written_again_for_a_committed_batch_keeps_what_it_held(tmp_path):
+    """A commit retried after its manifest landed writes its batch's pack again: the bytes the first one holds stay."""
+    home = tmp_path / "home"
+    [loaded] = ingest_flow([str(VALUE_CSV)], home=str(home)).files
+    [pack] = packs(home)
+    assert pack.stem == loaded.load_id
+    other = tmp_path / "result.json"
+    other.write_bytes(BYTES)
+    retried = Warehouse(home).for_batch(frozenset())  # as if the run read nothing archived
+    retried.archive_raw(other, sha_of(BYTES))
+    assert retried.raw_stage.pack(loaded.load_id, [sha_of(BYTES)]) == [pack]
+    assert archived_bytes(home) == {sha_of(VALUE_CSV.read_bytes()): VALUE_CSV.read_bytes(), sha_of(BYTES): BYTES}
