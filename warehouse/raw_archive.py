@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import polars as pl
@@ -72,52 +72,41 @@ def archived_hashes(home: Path, committed: frozenset[str]) -> frozenset[str]:
         for folder in os.scandir(raw):
             if len(folder.name) == 2 and folder.is_dir():
                 own.update(entry.name[:64] for entry in os.scandir(folder.path) if not entry.name.startswith("."))
-    packs = committed_packs(home, committed)
-    if packs:
-        own.update(pl.read_parquet(packs, columns=["sha256"], glob=False).get_column("sha256").to_list())
-    return frozenset(own)
+    packed = scan_packs(committed_packs(home, committed), lambda rows: rows.select("sha256"))
+    return frozenset(own.union(packed.get_column("sha256").to_list()))
 
 
 def stage_raw(home: Path, sha: str, committed: frozenset[str], staged: Path) -> None:
     """Put the archived bytes ``sha`` at ``staged``: a symbolic link to their file of its own, else a copy of them
-    from a pack of a ``committed`` batch (their hash checked: a damaged pack is passed over).  Raises
+    from a pack of a ``committed`` batch, found by its ``sha256`` column and checked against the hash.  Raises
     :class:`RawMissingError` when neither holds them."""
     own = sorted((home / "raw" / sha[:2]).glob(f"{sha}*"))
     if own:
         staged.symlink_to(own[0])
         return
-    for pack in packs_holding(committed_packs(home, committed), sha):
-        try:
-            cells = pl.scan_parquet(pack, glob=False).filter(pl.col("sha256") == sha).select("bytes").head(1).collect()
-        except (pl.exceptions.PolarsError, OSError):
-            continue
-        if cells.height and hashlib.sha256(cells.item()).hexdigest() == sha:
-            staged.write_bytes(cells.item())
+    found = scan_packs(committed_packs(home, committed), lambda rows: rows.filter(pl.col("sha256") == sha))
+    for data in found.get_column("bytes").to_list():
+        if hashlib.sha256(data).hexdigest() == sha:
+            staged.write_bytes(data)
             return
     raise RawMissingError(f"the raw archive of {home} has no file with sha256 {sha} (or only a damaged pack of it); "
                           f"ingest the original file again")
 
 
-def packs_holding(packs: list[Path], sha: str) -> list[Path]:
-    """The ``packs`` whose ``sha256`` column holds ``sha``: one scan of the column of them all, or of each readable
-    one when that fails (a damaged pack, which the catalog's content check names)."""
-    def holders(scanned: list[Path]) -> list[Path]:
-        found = (pl.scan_parquet(scanned, glob=False, include_file_paths="pack").filter(pl.col("sha256") == sha)
-                 .select("pack").collect())
-        return [Path(p) for p in found.get_column("pack").unique(maintain_order=True).to_list()]
-
-    if not packs:
-        return []
+def scan_packs(packs: list[Path], select: Callable[[pl.LazyFrame], pl.LazyFrame]) -> pl.DataFrame:
+    """``select`` of the rows of ``packs`` (:data:`RAW_PACK`) in one scan, or, when that fails, of each pack that
+    can be read: a damaged pack (named by the catalog's content check, :mod:`warehouse.integrity`) is passed over,
+    so it neither stops an ingest nor serves bytes.  The filters and columns of ``select`` are pushed into the scan."""
     try:
-        return holders(packs)
+        return select(pl.scan_parquet(packs, glob=False, schema=RAW_PACK)).collect()
     except (pl.exceptions.PolarsError, OSError):
-        readable = []
+        parts = [select(pl.scan_parquet([], glob=False, schema=RAW_PACK)).collect()]  # the columns, when none is read
         for pack in packs:
             try:
-                readable += holders([pack])
+                parts.append(select(pl.scan_parquet(pack, glob=False, schema=RAW_PACK)).collect())
             except (pl.exceptions.PolarsError, OSError):
                 continue
-        return readable
+        return pl.concat(parts)
 
 
 class RawStage:

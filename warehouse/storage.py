@@ -2,8 +2,8 @@
 
 Layout under ``home``::
 
-    raw/packs/<batch>.parquet                 every ingested file, byte for byte: a batch's small files in a pack,
-    raw/<sha[:2]>/<sha256><suffixes>          others in a file of their own (warehouse.raw_archive)
+    raw/packs/<batch>.parquet                  every ingested file, byte for byte: a batch's small files in a pack,
+    raw/<sha[:2]>/<sha256><suffixes>           the others in a file of their own (warehouse.raw_archive)
     scores/benchmark=B/level=L/<batch>.parquet hive partitions, one file per batch of loads
     coverage/<batch>.parquet                   what the loads scored (warehouse.schema.COVERAGE)
     quarantine/<batch>.parquet                 rows that failed validation, with the reason and file

@@ -158,6 +158,11 @@ def test_a_damaged_pack_is_named_by_the_integrity_check_and_never_serves_other_b
     with pytest.raises(RawMissingError, match="damaged pack"):
         staged_bytes(Warehouse(home), sha_of(path.read_bytes()))
     assert staged_bytes(Warehouse(home), sha_of(VALUE_CSV.read_bytes())) == VALUE_CSV.read_bytes()  # its own pack
+    table = tmp_path / "table.csv"
+    table.write_text("model,dataset,acc\na,t,1\nb,t,2\n")
+    assert main(["--home", str(home), "ingest", str(table), "--benchmark", "mine", "--system", "model",
+                 "--task", "dataset", "--score", "acc"]) == 0  # an unreadable pack stops no ingest
+    assert staged_bytes(Warehouse(home), sha_of(table.read_bytes())) == table.read_bytes()
 
 
 def test_a_pack_written_again_for_a_committed_batch_keeps_what_it_held(tmp_path):
