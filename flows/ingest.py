@@ -47,8 +47,10 @@ from scorehouse.flows.ingest_validate import (
 from scorehouse.flows.lineage import ReparseError, benchmark_option, lineage_notices, mapping_of, stale_loads
 from scorehouse.flows.progress import progress as progress_of
 from scorehouse.warehouse.file_index import record_files
+from scorehouse.warehouse.home_format import HOME_FORMAT, home_format, migrate
 from scorehouse.warehouse.names import check_benchmark_name
-from scorehouse.warehouse.storage import RawMissingError, Warehouse
+from scorehouse.warehouse.raw_archive import RawMissingError
+from scorehouse.warehouse.storage import Warehouse
 
 # Files in a data folder that document it rather than hold scores.
 DOCUMENT_NAMES = ("readme", "provenance", "license", "licence", "notice", "changelog")
@@ -184,7 +186,7 @@ def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path], list[
 @runtime.step(io=True)
 def ingest_batch(
     warehouse: Warehouse, plans: list[FilePlan], format: str | None, benchmark: str | None, trust_pickle: bool,
-    reparse: bool = False, columns: dict[str, str] | None = None,
+    reparse: bool = False, columns: dict[str, str] | None = None, archived: frozenset[str] | None = None,
 ) -> list[FileOutcome]:
     """A batch of files as one task run: each archived, parsed and validated, then all committed together.
 
@@ -198,12 +200,15 @@ def ingest_batch(
     are validated and committed each as a load of its own beside the scores
     (:meth:`warehouse.storage.Warehouse.write_battles_load`).  Retried only on I/O
     errors, and safely: the archive is content-addressed and the batch's files
-    are named by its loads and written atomically.
+    are named by its loads and written atomically.  Each file's bytes are read once into the batch's raw stage
+    and archived by the commit that names them (:mod:`warehouse.raw_archive`); ``archived``: the batch's hashes
+    the raw archive holds already (None: read here).
     """
+    batch = warehouse.for_batch(archived)
     try:
-        return commit_batch(warehouse, plans, format, benchmark, trust_pickle, reparse, columns)
-    finally:  # the raw copies of files that did not commit (skipped, failed, a full disk) go with the run
-        warehouse.discard_raw((plan.sha, plan.path) for plan in plans)
+        return commit_batch(batch, plans, format, benchmark, trust_pickle, reparse, columns)
+    finally:  # the bytes of files that did not commit (skipped, failed, a full disk) go with the batch
+        batch.discard_raw()
 
 
 def commit_batch(
@@ -323,7 +328,12 @@ def ingest_files(
     still_failed(warehouse, [o for o in outcomes if o is not None])
     place = {id(plan): index for index, plan in enumerate(plans)}
     grouped = batches(plans, batch_files)
-    work = [(warehouse, batch, format, benchmark, trust_pickle, reparse, columns) for batch in grouped]
+    if grouped and home_format(warehouse) < HOME_FORMAT:  # before the first raw pack, which older code cannot read
+        with warehouse.write_lock():
+            migrate(warehouse)
+    archived = warehouse.archived_raw() if grouped else frozenset()  # once per run, not per batch
+    work = [(warehouse, batch, format, benchmark, trust_pickle, reparse, columns,
+             archived.intersection(plan.sha for plan in batch)) for batch in grouped]
     with progress_of("ingest", len(plans), progress and not parallel) as done, kept_out_of_collections() as keep:
         for plan in plans:
             if plan.action in ("unchanged", "known"):

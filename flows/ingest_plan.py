@@ -44,7 +44,8 @@ from scorehouse.transforms.parsers import FORMATS, Format, choose_format
 from scorehouse.flows.lineage import folder_of, load_id_of, revert_id
 from scorehouse.warehouse.file_index import FILE_INDEX, known_files, stat_frame
 from scorehouse.warehouse.schema import UNVERSIONED_PARSER
-from scorehouse.warehouse.storage import Warehouse, sha256_of
+from scorehouse.warehouse.integrity import sha256_of
+from scorehouse.warehouse.storage import Warehouse
 
 # A batch: 2,000 MTEB results parse in about 3 s and hold about 600,000 rows (some 150 MB in memory);
 # 32 MB of text is a large WMT segment file, whose rows alone take a few hundred MB.

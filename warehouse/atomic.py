@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:  # only an annotation here: the lock's users need not load Polars
     import polars as pl
@@ -99,22 +99,24 @@ def copy_aside(source: Path, target: Path) -> Path:
     return aside
 
 
-def copy_hashed_aside(source: Path, target_of: Callable[[str], Path], expected: str) -> str:
-    """Copy ``source`` byte for byte under the aside name (:func:`aside_path`) of ``target_of(sha)``, ``sha`` being
-    the sha256 of the bytes copied, hashed as they are written; return ``sha``.
+def copy_hashed_aside(reader: BinaryIO, head: bytes, target_of: Callable[[str], Path], expected: str) -> str:
+    """Copy ``head`` and the rest of ``reader`` byte for byte under the aside name (:func:`aside_path`) of
+    ``target_of(sha)``, ``sha`` being the sha256 of the bytes copied, hashed as they are written; return ``sha``.
 
-    One read of ``source``, and the hash is that of exactly the bytes copied (a hash then a copy read the file twice,
-    and a file changed between them was archived under another file's hash).  The copy is written under the aside
-    name of ``expected`` (the hash the caller read earlier) and renamed to its own when the bytes hash otherwise
-    (the file changed since), or removed when the archive holds those other bytes already (the caller checks
-    ``expected`` before copying).  A failed copy leaves nothing.
+    ``head`` is what the caller read of the file already (it reads a file's start to know whether to hold it in memory
+    or stream it).  One read of the file, and the hash is that of exactly the bytes copied (a hash then a copy read
+    the file twice, and a file changed between them was archived under another file's hash).  The copy is written
+    under the aside name of ``expected`` (the hash the caller read earlier) and renamed to its own when the bytes hash
+    otherwise (the file changed since), or removed when the archive holds those other bytes already (the caller
+    checks ``expected`` before copying).  A failed copy leaves nothing.
     """
     target = Path(target_of(expected))
     target.parent.mkdir(parents=True, exist_ok=True)
     aside = aside_path(target)
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(head)
     try:
-        with open(source, "rb") as reader, open(aside, "wb") as writer:
+        with open(aside, "wb") as writer:
+            writer.write(head)
             for block in iter(lambda: reader.read(1 << 20), b""):
                 digest.update(block)
                 writer.write(block)

@@ -7,6 +7,11 @@ is (a read-only home is never changed); the first writer migrates it, under the 
 * 1 -> 2: record the content hashes of every committed load batch and snapshot as their files
   are now, then write ``format.json`` last (each record is written aside and renamed, so a
   migration stopped halfway is finished by the next writer, and ``format.json`` says it is done).
+* 2 -> 3: nothing is rewritten.  Format 3 archives a batch's small files in a raw pack
+  (:mod:`warehouse.raw_archive`); the files of their own that older homes hold stay and are read
+  first.  The record is what changes: code of format 2 looks for files of their own only, and
+  refuses a home of format 3 rather than miss the bytes in its packs.  Ingest migrates a home
+  before its first batch (:func:`flows.ingest.ingest_files`), so no pack lands in a home of format 2.
 
 A home of a newer format than this code knows is refused with :class:`HomeFormatError`.
 """
@@ -20,7 +25,7 @@ from scorehouse.warehouse import atomic
 from scorehouse.warehouse.integrity import record_missing
 from scorehouse.warehouse.storage import Warehouse
 
-HOME_FORMAT = 2
+HOME_FORMAT = 3
 FORMAT_FILE = "format.json"
 # Folders of a load batch's files, named <batch>.parquet (warehouse.storage), as globs under the home.
 BATCH_FILES = ("scores/benchmark=*/level=*", "battles/benchmark=*", "coverage", "quarantine", "systems",

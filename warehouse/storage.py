@@ -2,7 +2,8 @@
 
 Layout under ``home``::
 
-    raw/<sha[:2]>/<sha256><suffixes>          every ingested file, byte for byte
+    raw/packs/<batch>.parquet                  every ingested file, byte for byte: a batch's small files in a pack,
+    raw/<sha[:2]>/<sha256><suffixes>           the others in a file of their own (warehouse.raw_archive)
     scores/benchmark=B/level=L/<batch>.parquet hive partitions, one file per batch of loads
     coverage/<batch>.parquet                   what the loads scored (warehouse.schema.COVERAGE)
     quarantine/<batch>.parquet                 rows that failed validation, with the reason and file
@@ -29,10 +30,11 @@ write and the lock go through :mod:`warehouse.atomic`.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,10 +42,11 @@ from pathlib import Path
 
 import polars as pl
 
-from scorehouse.aggregators.errors import ScorehouseError, UsageError
+from scorehouse.aggregators.errors import UsageError
 from scorehouse.warehouse import atomic
-from scorehouse.warehouse.integrity import hashes_folder, record_hashes, sha256_of
+from scorehouse.warehouse.integrity import hashes_folder, record_hashes
 from scorehouse.warehouse.names import check_benchmark_name, resolve_home
+from scorehouse.warehouse.raw_archive import RawStage, archived_hashes, stage_raw
 from scorehouse.warehouse.schema import (
     SEGMENT_LAYOUTS,
     BATTLES,
@@ -110,10 +113,6 @@ def batch_id(load_ids: list[str]) -> str:
     return hashlib.sha256("|".join(sorted(load_ids)).encode()).hexdigest()[:20]
 
 
-class RawMissingError(ScorehouseError, FileNotFoundError):
-    """A load's archived bytes are not in the raw archive (deleted by hand): they cannot be re-parsed."""
-
-
 class OutputInsideHomeError(UsageError, ValueError):
     """An output file (``sql --output``, ``export --output``) that would land inside the warehouse home."""
 
@@ -123,6 +122,7 @@ class Warehouse:
 
     def __init__(self, home: str | Path | None = None) -> None:
         self.home = resolve_home(home).resolve()
+        self._raw_stage: RawStage | None = None
 
     @property
     def catalog_path(self) -> Path:
@@ -153,78 +153,60 @@ class Warehouse:
         with atomic.file_lock(self.home / ".lock", wait=wait) as taken:
             yield taken
 
-    def archive_raw(self, path: Path, planned: str | None = None) -> str:
-        """Copy ``path`` aside into the content-addressed raw archive; return the sha256 of the bytes archived.
+    @property
+    def raw_stage(self) -> RawStage:
+        """The bytes read for the raw archive that no commit archived yet (:class:`warehouse.raw_archive.RawStage`):
+        an ingest batch's own (:meth:`for_batch`), else this object's, made when first used."""
+        if self._raw_stage is None:
+            self._raw_stage = RawStage(self.home, self.archived_raw())
+        return self._raw_stage
 
-        ``planned`` is the hash the run's plan read (None: read here first).  Bytes not archived yet are hashed
-        as they are copied (:func:`warehouse.atomic.copy_hashed_aside`: one read of the file, not a hash and a
-        copy); bytes archived already are hashed only, to find a file changed since the plan.  A hash other than
-        ``planned`` says the file changed: the caller rejects it, with these bytes archived under their own hash.
-        The copy joins the archive with the record that names it, renamed into place just before the manifest
-        of its load (:meth:`write_loads`, :meth:`write_battles_load`) or with its rejection
-        (:meth:`record_rejected`): bytes of a file that never committed (a full disk, a failure, a skipped
-        file) are removed by the run (:meth:`discard_raw`), and those of a killed run by the next ingest
+    def for_batch(self, archived: frozenset[str] | None = None) -> Warehouse:
+        """This home with a raw stage of its own, for one ingest batch: the bytes its files are read into until its
+        commit archives them.  ``archived``: the batch's hashes the archive holds (None: read them here)."""
+        batch = copy.copy(self)
+        batch._raw_stage = RawStage(self.home, self.archived_raw() if archived is None else archived)
+        return batch
+
+    def archived_raw(self) -> frozenset[str]:
+        """The sha256 of every file the raw archive holds (:func:`warehouse.raw_archive.archived_hashes`)."""
+        return archived_hashes(self.home, self.committed_batches())
+
+    def archive_raw(self, path: Path, planned: str | None = None) -> str:
+        """Read ``path`` once into the raw stage (:meth:`warehouse.raw_archive.RawStage.take`); the sha256 of its bytes.
+
+        A hash other than ``planned`` (the run's plan's) says the file changed: the caller rejects it, with these bytes
+        kept under their own hash.  The bytes join the archive with the record that names them, just before the
+        manifest of their load (:meth:`write_loads`: a pack of the batch; :meth:`write_battles_load`) or with their
+        rejection (:meth:`record_rejected`); those of a file that never committed (a full disk, a failure, a skipped
+        file) go with the batch (:meth:`discard_raw`), and a killed run's copies aside with the next ingest
         (:meth:`remove_dead_raw`).
         """
-        planned = planned or sha256_of(path)
-        if self.raw_target(planned, path).exists():
-            sha = sha256_of(path)
-            if sha == planned:
-                return sha
-        return atomic.copy_hashed_aside(path, lambda sha: self.raw_target(sha, path), planned)
+        return self.raw_stage.take(path, planned)
 
-    def raw_target(self, sha: str, name: str | Path) -> Path:
-        """Where the archive keeps the bytes ``sha`` of a file named ``name``: by hash, with the name's last two
-        suffixes when they are short (``.json``, ``.tsv.gz``)."""
-        suffixes = "".join(Path(name).suffixes[-2:])
-        return self.dir("raw") / sha[:2] / f"{sha}{suffixes if len(suffixes) <= 16 else ''}"
-
-    def staged_copy(self, sha: str, name: str | Path) -> Path | None:
-        """This process's copy of the bytes ``sha`` of a file named ``name`` not yet in the archive (:meth:`archive_raw`),
-        None when there is none.  Named exactly, not globbed: a glob per file compiled a pattern of its own, twice per
-        file ingested (45 % of the CPU of a profiled ingest of a tenth of the MTEB results)."""
-        aside = atomic.aside_path(self.raw_target(sha, name))
-        return aside if aside.exists() else None
-
-    def publish_raw(self, copies: Iterable[tuple[str, str | Path]]) -> None:
-        """Put this process's raw copies of ``copies`` (sha256, file name) in the archive (a commit is about to name them)."""
-        for sha, name in copies:
-            if (aside := self.staged_copy(sha, name)) is not None:
-                atomic.publish(aside)
-
-    def discard_raw(self, copies: Iterable[tuple[str, str | Path]]) -> None:
-        """Remove this process's raw copies of ``copies`` (sha256, file name) that no commit published."""
-        for sha, name in copies:
-            if (aside := self.staged_copy(sha, name)) is not None:
-                aside.unlink(missing_ok=True)
+    def discard_raw(self) -> None:
+        """Drop the raw stage's bytes that no commit archived (the batch is over)."""
+        self.raw_stage.discard()
 
     def remove_dead_raw(self) -> None:
-        """Remove the raw copies of ingests that were killed before their commit (their process is gone)."""
+        """Remove the raw copies and packs aside of ingests that were killed before their commit (their process is gone)."""
         atomic.remove_dead_asides(self.dir("raw").glob("*/.*.tmp"))
-
-    def raw_path(self, sha: str) -> Path:
-        """The archived bytes of the file whose sha256 is ``sha``."""
-        found = sorted((self.dir("raw") / sha[:2]).glob(f"{sha}*"))
-        if not found:
-            raise RawMissingError(
-                f"the raw archive of {self.home} has no file with sha256 {sha}; ingest the original file again"
-            )
-        return found[0]
 
     @contextmanager
     def staged_raw(self, sha: str, file_name: str) -> Iterator[Path]:
         """The archived bytes of ``sha`` seen under ``file_name``'s own folder and file name.
 
         Parsers read names from both (a COCO team folder, a WMT language pair), so re-parsing
-        archived bytes needs them back even when the original file is gone.  A symbolic link in a
-        scratch folder of the home (visible to workers sharing the home), removed afterwards.
+        archived bytes needs them back even when the original file is gone.  A symbolic link to the file of its
+        own, or a copy of the bytes from their pack, in a scratch folder of the home (visible to workers sharing the
+        home), removed afterwards (:func:`warehouse.raw_archive.stage_raw`).
         """
         original = Path(file_name)
         scratch = Path(tempfile.mkdtemp(prefix=".reparse-", dir=self.home))
         try:
             staged = scratch.joinpath(*original.parent.parts[-2:], original.name)  # formats read up to 2 folders
             staged.parent.mkdir(parents=True, exist_ok=True)
-            staged.symlink_to(self.raw_path(sha))
+            stage_raw(self.home, sha, self.committed_batches(), staged)
             yield staged
         finally:
             shutil.rmtree(scratch)
@@ -265,8 +247,8 @@ class Warehouse:
             put(pl.concat(layouts), self.dir("segment_layouts") / f"{batch}.parquet")
         ordered = pl.concat([part for _, part in parts]) if parts else scores.with_columns(level=pl.lit(None, pl.String))
         put(coverage_of(ordered), self.dir("coverage") / f"{batch}.parquet")  # in the parts' order, as read back
+        written += self.raw_stage.pack(batch, (new.record.sha256 for new in loads))
         record_hashes(self.home, "loads", batch, written)
-        self.publish_raw((new.record.sha256, new.record.file_name) for new in loads)
         manifests = manifest_frame([(new.record, new.loaded_at) for new in loads], batch)
         atomic.write_parquet(manifests, self.dir("loads") / f"{batch}.parquet")
 
@@ -276,7 +258,8 @@ class Warehouse:
         return frozenset(p.stem for p in folder.glob("*.parquet")) if folder.is_dir() else frozenset()
 
     def remove_uncommitted(self) -> None:
-        """Remove the scores, battles, coverage, quarantine, system and layout files of batches that have no manifest.
+        """Remove the scores, battles, coverage, quarantine, system, layout and raw pack files of batches that have no
+        manifest.
 
         Called under the write lock, when no writer is between its first file and its manifest:
         such files are a crashed writer's.  A later batch may hold the same loads, and every
@@ -284,7 +267,8 @@ class Warehouse:
         """
         committed = self.committed_batches()
         folders = [self.dir("coverage"), self.dir("quarantine"), self.dir("systems"), self.dir("segment_layouts"),
-                   self.dir("battles_quarantine"), hashes_folder(self.home, "loads"), *self.dir("scores").glob("benchmark=*/level=*"),
+                   self.dir("battles_quarantine"), self.dir("raw") / "packs", hashes_folder(self.home, "loads"),
+                   *self.dir("scores").glob("benchmark=*/level=*"),
                    *self.dir("battles").glob("benchmark=*")]
         for folder in folders:
             for path in folder.glob("*.parquet"):
@@ -309,7 +293,7 @@ class Warehouse:
         written.append(self.dir("coverage") / f"{record.load_id}.parquet")
         atomic.write_parquet(pl.DataFrame(schema=COVERAGE), written[-1])
         record_hashes(self.home, "loads", record.load_id, written)
-        self.publish_raw([(record.sha256, record.file_name)])
+        self.raw_stage.keep([record.sha256])  # a file of its own: one load, one file, pack or not
         atomic.write_parquet(record.frame(datetime.now(UTC)), self.dir("loads") / f"{record.load_id}.parquet")
 
     def battles_path(self, benchmark: str, load_id: str) -> Path:
@@ -395,8 +379,9 @@ class Warehouse:
         atomic.write_text(rules.write_csv(), path)
 
     def record_rejected(self, file: str, sha: str, line: int | None, reason: str) -> None:
-        """Remember a file that could not be parsed, with its bytes in the raw archive."""
-        self.publish_raw([(sha, file)])
+        """Remember a file that could not be parsed, with its bytes in the raw archive: a file of their own, written
+        now (the batch's pack may never come), unless archived already (a load that committed, all quarantined)."""
+        self.raw_stage.keep([sha])
         frame = pl.DataFrame(
             [{"file": file, "sha256": sha, "line": line, "reason": reason, "rejected_at": datetime.now(UTC)}],
             schema=REJECTED,

@@ -16,7 +16,8 @@ import polars as pl
 from scorehouse.flows.ingest import ingest_flow
 from scorehouse.flows.ingest_plan import plan_files
 from scorehouse.warehouse.file_index import RACY_NS, read_index
-from scorehouse.warehouse.storage import Warehouse, sha256_of
+from scorehouse.warehouse.integrity import sha256_of
+from scorehouse.warehouse.storage import Warehouse
 
 FIXTURES = Path(__file__).parents[1] / "transforms" / "fixtures" / "mteb-formats" / "results"
 MODEL = "openai__text-embedding-3-small"

@@ -1,10 +1,12 @@
 """Only regular files are read; other entries are reported with what they are (issue 17, item 6)."""
 
+import hashlib
 import os
 from pathlib import Path
 
 from scorehouse.flows.ingest import expand_paths, ingest_flow
 from tests.flows.conftest import VALUE
+from tests.raw_layout import archived_bytes, raw_files
 
 
 def test_fifo_devices_and_links_out_of_the_folder_are_skipped_with_what_they_are(tmp_path):
@@ -35,4 +37,6 @@ def test_a_fifo_given_directly_is_skipped_and_does_not_hang(tmp_path):
     report = ingest_flow([str(tmp_path / "pipe.csv"), str(VALUE)], home=str(tmp_path / "home"))
     assert [f.status for f in report.files] == ["skipped", "loaded"]
     assert "FIFO" in report.files[0].error
-    assert len([p for p in (tmp_path / "home" / "raw").rglob("*") if p.is_file()]) == 1  # the FIFO was never read
+    home = tmp_path / "home"
+    assert archived_bytes(home) == {hashlib.sha256(VALUE.read_bytes()).hexdigest(): VALUE.read_bytes()}
+    assert len(raw_files(home)) == 1  # the FIFO was never read: VALUE's pack only

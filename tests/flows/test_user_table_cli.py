@@ -5,7 +5,8 @@ import json
 import pytest
 
 from scorehouse.cli import main
-from scorehouse.warehouse.storage import Warehouse, sha256_of
+from scorehouse.warehouse.integrity import sha256_of
+from scorehouse.warehouse.storage import Warehouse
 
 ERRORS = (
     "model,dataset,err\n"
@@ -42,7 +43,8 @@ def test_a_lower_is_better_table_ingests_ranks_and_keeps_its_lineage(tmp_path):
     assert metrics == [{"task": t, "metric": "score", "higher_is_better": False} for t in ("d1", "d2", "d3")]
     loads = query(home, "SELECT format, file_name, sha256, rows_in, rows_landed FROM loads", tmp_path)
     assert loads == [{"format": "user-table", "file_name": str(table), "sha256": sha256_of(table), "rows_in": 9, "rows_landed": 9}]
-    assert Warehouse(home).raw_path(sha256_of(table)).read_text() == ERRORS
+    with Warehouse(home).staged_raw(sha256_of(table), str(table)) as staged:
+        assert staged.read_text() == ERRORS
 
     # The same table and columns again: nothing new is loaded, and the direction declared now replaces the earlier.
     assert main(["ingest", str(table), "--home", home, *TABLE, "--higher-is-better", "true"]) == 0

@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.raw_layout import archived_bytes, committed, packs
 from tests.reliability.rankings import SUPERGLUE
+from tests.reliability.test_failed_ingest_leaves_nothing import named
 
 REPO = Path(__file__).resolve().parents[2]
 GLUE = SUPERGLUE.with_name("leaderboards - GLUE.csv")
@@ -137,15 +139,17 @@ def check_every_load(home: Path, temporary: Path, expected_rows: dict[str, int])
 
 
 def check_clean(done: subprocess.CompletedProcess, home: Path, temporary: Path) -> None:
-    """No traceback, no secret, nothing left in the temporary folder, and only whole archived copies in raw/."""
+    """No traceback, no secret, nothing left in the temporary folder, and only whole archived bytes in raw/."""
     output = done.stdout + done.stderr
     assert "Traceback" not in output
     assert SECRET not in output
     assert not list(temporary.iterdir())
     assert not [p for p in home.rglob("*") if ".tmp" in p.name]
-    for copy in (home / "raw").rglob("*"):
-        if copy.is_file():
-            assert hashlib.sha256(copy.read_bytes()).hexdigest() == copy.name.split(".")[0], copy
+    assert {p.stem for p in packs(home)} <= committed(home)  # no pack of a batch that did not commit
+    held = archived_bytes(home)  # files of their own and the packs' rows
+    for sha, data in held.items():
+        assert hashlib.sha256(data).hexdigest() == sha, sha
+    assert named(home) <= set(held)  # every load's and rejection's bytes are kept
 
 
 def glue_rows(path: Path) -> int:

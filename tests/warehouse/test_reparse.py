@@ -12,11 +12,13 @@ from scorehouse.cli import main
 from scorehouse.flows.ingest import ingest_flow
 from scorehouse.flows.lineage import load_id_of
 from scorehouse.flows.refresh import refresh_flow
+from tests.raw_layout import archived_bytes, packs
 from tests.warehouse.conftest import BUNDLED, GLUE_CSV, VALUE_CSV, tree_state
 from scorehouse.transforms.parsers import FORMATS
 from scorehouse.transforms.parsers.base import Format
 from scorehouse.warehouse.catalog import connect, query_frame
-from scorehouse.warehouse.storage import Warehouse, sha256_of
+from scorehouse.warehouse.integrity import sha256_of
+from scorehouse.warehouse.storage import Warehouse
 
 COCO_TEAMS = BUNDLED / "MissingDataRanking/data_generation/data/Captioning/coco_captioning_challenge"
 SCORE_COLUMNS = ["benchmark", "level", "task", "metric", "instance", "system", "score"]
@@ -232,3 +234,37 @@ def test_reparse_reads_a_table_again_by_the_columns_it_was_read_with(home, tmp_p
     assert [(f.status, f.parser_version) for f in report.files] == [("loaded", newer)]
     assert sql(home, f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores ORDER BY ALL").equals(old)
     assert old.get_column("system").to_list() == ["A", "B"] and old.get_column("score").to_list() == [0.5, 0.25]
+
+
+def as_format_two(home: Path, inputs: list[Path]) -> None:
+    """Rewrite ``home`` as a home of format 2 keeps its raw archive: each input's bytes in a file of its own,
+    ``raw/<sha[:2]>/<sha256><last two suffixes>``, no packs and no pack among the recorded content hashes."""
+    shutil.rmtree(home / "raw")
+    for path in inputs:
+        data = path.read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        target = home / "raw" / sha[:2] / f"{sha}{''.join(path.suffixes[-2:])}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    for record in (home / "content_hashes" / "loads").glob("*.parquet"):
+        pl.read_parquet(record).filter(~pl.col("file").str.starts_with("raw/")).write_parquet(record)
+    (home / "format.json").write_text('{"format": 2}')
+
+
+def test_a_home_of_format_two_ingests_reparses_and_verifies_after_its_migration(home, tmp_path, monkeypatch):
+    dump = copy_to(tmp_path, GLUE_CSV)
+    assert ingest_flow([str(dump)], home=str(home)).ok
+    as_format_two(home, [dump])
+    dump.unlink()  # only the home's file of its own has the bytes now
+    bump(monkeypatch, "votenrank-leaderboard")
+
+    report = ingest_flow([str(VALUE_CSV)], home=str(home), reparse=True)
+    assert [(f.status, f.path, f.reparsed) for f in report.files] == [("loaded", str(VALUE_CSV), False),
+                                                                       ("loaded", str(dump), True)]
+    assert (home / "format.json").read_text().replace(" ", "").replace("\n", "") == '{"format":3}'
+    versions = sql(home, "SELECT format, parser_version FROM loads WHERE is_current ORDER BY format")
+    assert versions.rows() == [("value-leaderboard", 1), ("votenrank-leaderboard", 2)]
+    assert sql(home, "SELECT count(*) FROM damaged_files").item() == 0
+    held = archived_bytes(home)
+    assert held == {sha256_of(GLUE_CSV): GLUE_CSV.read_bytes(), sha256_of(VALUE_CSV): VALUE_CSV.read_bytes()}
+    assert [p.name for p in packs(home)] == [f"{report.files[0].load_id}.parquet"]  # VALUE's; GLUE's is not packed again
