@@ -484,11 +484,16 @@ def said_disk_full(args: argparse.Namespace) -> int:
 # and Polars' threads alive, OpenBLAS's own threads made them 2-15 times slower (`rank` of the bundled data:
 # 91 s of profiled time with them, 47 s without; docs/performance.md).  Set before NumPy is first imported.
 BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
+# Polars' allocator (jemalloc) keeps the pages it frees for 30 s before handing them back, unless the user set its
+# options: it handed them back within a second or two, so every ingest batch faulted its fresh buffers in again.
+# The whole MTEB ingest: system time 35 -> 13 s of 120 s of CPU, its peak 1.0 -> 1.4 GB (docs/performance.md).
+# Read when Polars is first loaded, after this.
+ALLOCATOR = {"_RJEM_MALLOC_CONF": "dirty_decay_ms:30000,muzzy_decay_ms:30000"}
 
 
 def console_script() -> None:
     """The ``scorehouse`` command."""
-    for name, value in BLAS_THREADS.items():
+    for name, value in {**BLAS_THREADS, **ALLOCATOR}.items():
         os.environ.setdefault(name, value)
     sys.exit(main())
 

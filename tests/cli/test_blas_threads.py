@@ -1,4 +1,5 @@
-"""The ``scorehouse`` command runs NumPy on one OpenBLAS thread unless the user chose otherwise."""
+"""The ``scorehouse`` command runs NumPy on one OpenBLAS thread, and Polars' allocator with its pages kept 30 s,
+unless the user chose otherwise: both set before NumPy and Polars are first imported (they read them then)."""
 
 import os
 import subprocess
@@ -9,6 +10,9 @@ import pytest
 PROBE = ("import os, sys; from scorehouse import cli; "
          "cli.main = lambda: print(os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules) or 0; "
          "cli.console_script()")
+ALLOCATOR_PROBE = ("import os, sys; from scorehouse import cli; "
+                   "cli.main = lambda: print(os.environ.get('_RJEM_MALLOC_CONF'), 'polars' in sys.modules) or 0; "
+                   "cli.console_script()")
 
 
 @pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("2", "2")])
@@ -18,3 +22,14 @@ def test_the_command_sets_one_blas_thread_before_numpy_unless_given(given, expec
         env["OPENBLAS_NUM_THREADS"] = given
     out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True).stdout
     assert out.split() == [expected, "False"]  # set, and NumPy not imported yet: OpenBLAS reads it on import
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "dirty_decay_ms:30000,muzzy_decay_ms:30000"),
+                                                 ("dirty_decay_ms:0", "dirty_decay_ms:0")])
+def test_the_command_sets_polars_allocator_before_polars_unless_given(given, expected):
+    env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
+    if given is not None:
+        env["_RJEM_MALLOC_CONF"] = given
+    out = subprocess.run([sys.executable, "-c", ALLOCATOR_PROBE], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == [expected, "False"]
