@@ -244,8 +244,8 @@ def commit_batch(
         pl.concat([column for _, column in held]),
         repeated(pl.Series([index for index, _ in held], dtype=pl.UInt32), [column.len() for _, column in held]),
     ) if held else {}
+    warehouse.forget_rejected(record.sha256 for _, record, _ in landed)  # first: a file all quarantined is recorded again
     for index, (outcome, record, _) in enumerate(landed):
-        warehouse.forget_rejected(record.sha256)
         outcome.rows_landed, outcome.rows_quarantined = record.rows_landed, record.rows_quarantined
         outcome.quarantine_reasons = reasons.get(index, {})
         if record.rows_quarantined and not record.rows_landed:

@@ -202,6 +202,6 @@ def test_a_reader_of_a_catalog_built_before_a_rejection_is_forgotten_still_reads
     ingest_flow([str(junk), str(GLUE_CSV)], home=str(home))
     sha = sql(home, "SELECT sha256 FROM rejected_files").item()
     with connect(Warehouse(home)) as reader:  # a reader holding the catalog built with the record
-        Warehouse(home).forget_rejected(sha)
+        Warehouse(home).forget_rejected([sha])
         assert query_frame(reader, "SELECT count(*) AS n FROM rejected_files").item() == 0
     assert sql(home, "SELECT count(*) FROM rejected_files").item() == 0
