@@ -200,15 +200,18 @@ def remember_version(key: tuple[Path, int, int], version: tuple[int, ...]) -> No
     READ_VERSIONS[key] = version
 
 
-def copies_of(path: Path, revisions: dict[Path, list[Path]]) -> list[Path]:
-    """``path`` and its copies in its model's other revision folders (``revisions`` caches each model's folders)."""
+def copies_of(path: Path, revisions: dict[Path, dict[Path, frozenset[str]]]) -> list[Path]:
+    """``path`` and its copies in its model's other revision folders (``revisions`` caches each model's folders with
+    the names of their files: listed once per batch, not a stat per copy and file)."""
     model = path.parent.parent
     if model not in revisions:
-        revisions[model] = [Path(e.path) for e in os.scandir(model) if e.is_dir()]
-    return [path, *(f for r in revisions[model] if r != path.parent and (f := r / path.name).is_file())]
+        revisions[model] = {Path(e.path): frozenset(f.name for f in os.scandir(e.path) if f.is_file())
+                            for e in os.scandir(model) if e.is_dir()}
+    return [path, *(r / path.name for r, names in revisions[model].items() if r != path.parent and path.name in names)]
 
 
-def chosen_copy(path: Path, versions: dict[Path, tuple[int, ...]], revisions: dict[Path, list[Path]]) -> Path:
+def chosen_copy(path: Path, versions: dict[Path, tuple[int, ...]],
+                revisions: dict[Path, dict[Path, frozenset[str]]]) -> Path:
     """The preferred copy of ``path``'s result among its model's revision folders; ``versions`` holds the
     versions of documents read already (the batch's own), the others are read for theirs."""
     return max(copies_of(path, revisions),
@@ -276,7 +279,7 @@ def parsed_batch(paths: list[Path], benchmark: str | None) -> list[Parsed | Pars
     versions = {paths[i]: version_key(doc.get("mteb_version")) for i, doc in docs.items()}
     for i, stat in stats.items():
         remember_version((paths[i], stat.st_mtime_ns, stat.st_size), versions[paths[i]])
-    revisions: dict[Path, list[Path]] = {}
+    revisions: dict[Path, dict[Path, frozenset[str]]] = {}
     cells = Cells()
     notes: dict[int, list[str]] = {}
     for i, doc in docs.items():
