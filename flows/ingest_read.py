@@ -158,7 +158,7 @@ def prepare_file(
         error = FileChangedError(f"the file changed while it was being ingested; ingest {plan.origin} again")
         return rejected(warehouse, plan.origin, sha, error, reparse, plan.in_folder)
     try:
-        fmt = choose_format(plan.path, format=format, trust_pickle=trust_pickle)
+        fmt = choose_format(plan.path, format=format, trust_pickle=trust_pickle, data=warehouse.raw_stage.held_bytes(sha))
         load_id = plan.load_id or load_id_of(
             sha, fmt.name, benchmark, folder_of(plan.path, fmt), fmt.parser_version, columns)
     except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection

@@ -146,6 +146,12 @@ class RawStage:
             self.streamed[sha] = aside
         return sha
 
+    def held_bytes(self, sha: str) -> bytes | None:
+        """The bytes ``sha`` held for the pack (a file read once is sniffed from them too); None when not held (a
+        larger file, or bytes the archive holds already)."""
+        held = self.held.get(sha)
+        return None if held is None else held[1]
+
     def pack(self, batch: str, shas: Iterable[str]) -> list[Path]:
         """Archive the bytes ``shas`` (of a batch's loads): the held ones in the pack of ``batch``, written aside and
         renamed into place (returned, for the batch's content hashes; none when nothing was held), the larger ones'

@@ -7,6 +7,7 @@ whose loading executes code (pickles) are refused unless ``trust_pickle=True``.
 
 from __future__ import annotations
 
+import io
 import zlib
 from pathlib import Path
 
@@ -39,13 +40,14 @@ def register_format(fmt: Format) -> Format:
     return fmt
 
 
-def read_head(path: Path) -> bytes:
-    """The first bytes of ``path``, decompressed when it is gzip.
+def read_head(path: Path, data: bytes | None = None) -> bytes:
+    """The first bytes of ``path``, decompressed when it is gzip; ``data``: the file's bytes when the caller holds
+    them already (an ingest batch reads each file once for the raw archive), else they are read from ``path``.
 
     Decompressed incrementally, so a truncated or corrupt gzip file still shows
     its head to the sniffers and its parser can say exactly what is wrong.
     """
-    with open(path, "rb") as handle:
+    with open(path, "rb") if data is None else io.BytesIO(data) as handle:
         head = handle.read(SNIFF_BYTES)
         if head[:2] != b"\x1f\x8b":
             return head
@@ -83,9 +85,10 @@ def what_is_wrong(head: bytes) -> str | None:
     return None
 
 
-def detect_format(path: Path) -> Format:
-    """The one format whose ``sniff`` accepts ``path``; ParseError otherwise."""
-    head = read_head(path)
+def detect_format(path: Path, data: bytes | None = None) -> Format:
+    """The one format whose ``sniff`` accepts ``path`` (``data``: its bytes, when held, :func:`read_head`);
+    ParseError otherwise."""
+    head = read_head(path, data)
     matches = [f for f in FORMATS.values() if f.sniff(path, head)]
     if len(matches) == 1:
         return matches[0]
@@ -121,14 +124,16 @@ def gzip_damage(path: Path) -> str | None:
     return None
 
 
-def choose_format(path: Path, *, format: str | None = None, trust_pickle: bool = False) -> Format:
-    """The format to read ``path`` with: ``format`` if given, else detected; pickles need trust."""
+def choose_format(path: Path, *, format: str | None = None, trust_pickle: bool = False,
+                  data: bytes | None = None) -> Format:
+    """The format to read ``path`` with: ``format`` if given, else detected (``data``: its bytes, when held,
+    :func:`read_head`); pickles need trust."""
     if format is not None:
         if format not in FORMATS:
             raise ParseError(path, f"unknown --format {format!r}; known: {', '.join(sorted(FORMATS))}")
         fmt = FORMATS[format]
     else:
-        fmt = detect_format(path)
+        fmt = detect_format(path, data)
     if fmt.needs_trust and not trust_pickle:
         raise ParseError(
             path,
