@@ -72,7 +72,8 @@ def benchmark_shape(
     resolved: a key without a row is not planned as ranked, and its rows are refused when the partition is made
     dense.
     """
-    current = warehouse.manifests().filter("is_current")
+    manifests = warehouse.manifests()
+    current = manifests.filter("is_current")
     frames = {"ranked": metrics.filter((pl.col("benchmark") == benchmark) & pl.col("is_ranked"))
               .select("task", "metric").unique()}
     where = ["benchmark = $benchmark", "level = $level"]
@@ -84,7 +85,7 @@ def benchmark_shape(
     if tasks is not None:
         frames["chosen_tasks"] = pl.DataFrame({"task": list(tasks)}, schema={"task": pl.String()})
         where.append("task IN (SELECT task FROM chosen_tasks)")
-    source = "SELECT * FROM given" if coverage is not None else warehouse.coverage_relation(current)
+    source = "SELECT * FROM given" if coverage is not None else warehouse.coverage_relation(manifests)
     mine = f"SELECT task, metric, system, load_id, rows, nulls FROM ({source}) WHERE {' AND '.join(where)}"
     parameters = {"benchmark": benchmark, "level": level}
     per_task = query_files(

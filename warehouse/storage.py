@@ -340,14 +340,21 @@ class Warehouse:
         loads = current.get_column("load_id").implode()
         return pl.scan_parquet(paths, glob=False).select(list(COVERAGE)).filter(pl.col("load_id").is_in(loads))
 
-    def coverage_relation(self, current: pl.DataFrame | None = None) -> str:
+    def coverage_relation(self, manifests: pl.DataFrame | None = None) -> str:
         """:meth:`coverage_scan` as a DuckDB SELECT over the coverage files (run by :func:`warehouse.sql.query_files`),
         for aggregates of the whole coverage: DuckDB pushes a query's filters and columns into the scan and keeps
         its memory to the groups it makes, where Polars' streaming unique of MTEB's coverage held 3.2 GB and a
-        collect of it 15 GB.  ``current``: the current manifests, when the caller has them already.
+        collect of it 15 GB.  ``manifests``: every manifest (:meth:`manifests`), when the caller has them already.
+
+        The rows of loads no longer current are filtered out where the files hold some: a probe of every row's load
+        id, a third of the time of an aggregate over MTEB's 41 M rows, for nothing when each of their loads is current.
         """
-        current = self.manifests().filter("is_current") if current is None else current
+        manifests = self.manifests() if manifests is None else manifests
+        current = manifests.filter("is_current")
         coverage = files_relation(self.coverage_files(current), COVERAGE)
+        read = current.get_column("batch_id").implode()
+        if manifests.filter(~pl.col("is_current") & pl.col("batch_id").is_in(read)).height == 0:
+            return f"SELECT * FROM ({coverage})"
         return (f"SELECT * FROM ({coverage}) "
                 f"WHERE load_id IN (SELECT load_id FROM ({loads_relation(self.home)}) WHERE is_current)")
 

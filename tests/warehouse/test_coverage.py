@@ -17,6 +17,7 @@ from scorehouse.warehouse.partitions import (
 )
 from scorehouse.warehouse.schema import SCORES, conform
 from scorehouse.warehouse.snapshots import input_fingerprint
+from scorehouse.warehouse.sql import query_files
 from scorehouse.warehouse.storage import Warehouse
 
 
@@ -174,3 +175,37 @@ def test_fingerprints_are_those_of_the_current_loads_of_each_benchmark_and_level
     assert current_fingerprints(warehouse, ["glue", "value"]) == expected
     assert current_fingerprints(warehouse, ["glue"]) == {("glue", "task"): expected[("glue", "task")]}
     assert current_fingerprints(warehouse, []) == {}
+
+
+def test_the_coverage_relation_holds_the_current_loads_rows_with_or_without_superseded_loads_in_its_files(home, tmp_path):
+    """Two files in one batch, then one of them changed: the batch's file holds a load no longer current, which the
+    relation leaves out; before that, every load of the files is current and nothing is left out."""
+    first, second = tmp_path / "a" / "glue.csv", tmp_path / "b" / "glue-copy.csv"
+    for path in (first, second):
+        path.parent.mkdir()
+        shutil.copyfile(GLUE_CSV, path)
+    second.write_text(GLUE_CSV.read_text().replace("93.9/91.8", "94.0/91.8", 1))
+    ingest_flow([str(first), str(second)], home=str(home), benchmark="glue")
+    assert warehouse_loads(home) == (2, 2, 1)  # two current loads, one batch
+    warehouse = Warehouse(home)
+
+    def reference() -> list[tuple]:  # the coverage files' rows of current loads, by the manifests, row by row
+        current = set(warehouse.manifests().filter("is_current").get_column("load_id").to_list())
+        files = sorted(warehouse.dir("coverage").glob("*.parquet"))
+        rows = pl.concat([pl.read_parquet(f) for f in files]).rows(named=True)
+        return sorted(tuple(r.values()) for r in rows if r["load_id"] in current)
+
+    def related() -> list[tuple]:
+        return sorted(query_files(f"SELECT * FROM ({warehouse.coverage_relation()})").rows())
+
+    assert related() == reference() and len(reference()) > 0
+    first.write_text(GLUE_CSV.read_text().replace("93.9/91.8", "95.0/91.8", 1))  # a new load of the first file
+    ingest_flow([str(first)], home=str(home), benchmark="glue")
+    assert warehouse_loads(home) == (3, 2, 2)  # the batch of both holds a load no longer current
+    assert related() == reference()
+
+
+def warehouse_loads(home) -> tuple[int, int, int]:
+    """(loads, current loads, batches) of the home."""
+    manifests = Warehouse(home).manifests()
+    return manifests.height, manifests.filter("is_current").height, manifests.get_column("batch_id").n_unique()
