@@ -135,6 +135,7 @@ class Prepared:
     plan: FilePlan
     fmt: Format
     load_id: str
+    held: tuple[bytes, int, int] | None = None  # its bytes as the batch read them, and the file's mtime_ns and size
 
 
 def changed_since_plan(plan: FilePlan) -> bool:
@@ -157,13 +158,14 @@ def prepare_file(
     if sha != plan.sha:
         error = FileChangedError(f"the file changed while it was being ingested; ingest {plan.origin} again")
         return rejected(warehouse, plan.origin, sha, error, reparse, plan.in_folder)
+    held = warehouse.raw_stage.held_bytes(sha)
     try:
-        fmt = choose_format(plan.path, format=format, trust_pickle=trust_pickle, data=warehouse.raw_stage.held_bytes(sha))
+        fmt = choose_format(plan.path, format=format, trust_pickle=trust_pickle, data=None if held is None else held[0])
         load_id = plan.load_id or load_id_of(
             sha, fmt.name, benchmark, folder_of(plan.path, fmt), fmt.parser_version, columns)
     except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
         return rejected(warehouse, plan.origin, sha, error, reparse, plan.in_folder)
-    return Prepared(plan, fmt, load_id)
+    return Prepared(plan, fmt, load_id, held)
 
 
 def parse_prepared(
@@ -184,7 +186,8 @@ def parse_prepared(
     for places in together.values():
         fmt = prepared[places[0]].fmt
         try:
-            results: list[Parsed | Exception] = list(fmt.parse_batch([prepared[i].plan.path for i in places], benchmark))
+            results: list[Parsed | Exception] = list(fmt.parse_batch(
+                [prepared[i].plan.path for i in places], benchmark, [prepared[i].held for i in places]))
         except Exception as error:  # noqa: BLE001 - a failure of the batch parser is each of its files' rejection
             results = [error] * len(places)
         for i, result in zip(places, results, strict=True):

@@ -119,6 +119,7 @@ class RawStage:
         self.home = home
         self.archived = set(archived)
         self.held: dict[str, tuple[str, bytes]] = {}  # sha256 -> (file name, bytes) of files up to PACKED_BYTES
+        self.read_at: dict[str, tuple[int, int]] = {}  # sha256 -> (mtime_ns, size) of the file when its bytes were read
         self.streamed: dict[str, Path] = {}  # sha256 -> the copy aside (a file of its own to be) of a larger file
 
     def take(self, path: Path, planned: str | None) -> str:
@@ -133,11 +134,13 @@ class RawStage:
             if sha == planned:
                 return sha
         with open(path, "rb") as reader:
+            stat = os.fstat(reader.fileno())
             head = reader.read(PACKED_BYTES + 1)
             if len(head) <= PACKED_BYTES:
                 sha = hashlib.sha256(head).hexdigest()
                 if sha not in self.archived:
                     self.held.setdefault(sha, (Path(path).name, head))
+                    self.read_at.setdefault(sha, (stat.st_mtime_ns, stat.st_size))
                 return sha
             expected = planned or sha256_of(path)
             sha = atomic.copy_hashed_aside(reader, head, lambda s: raw_target(self.home, s, path), expected)
@@ -146,11 +149,12 @@ class RawStage:
             self.streamed[sha] = aside
         return sha
 
-    def held_bytes(self, sha: str) -> bytes | None:
-        """The bytes ``sha`` held for the pack (a file read once is sniffed from them too); None when not held (a
-        larger file, or bytes the archive holds already)."""
+    def held_bytes(self, sha: str) -> tuple[bytes, int, int] | None:
+        """The bytes ``sha`` held for the pack, with the file's modification time (ns) and size when they were read:
+        a file read once is sniffed and parsed from them too.  None when not held (a larger file, or bytes the
+        archive holds already): those are read from the file."""
         held = self.held.get(sha)
-        return None if held is None else held[1]
+        return None if held is None else (held[1], *self.read_at[sha])
 
     def pack(self, batch: str, shas: Iterable[str]) -> list[Path]:
         """Archive the bytes ``shas`` (of a batch's loads): the held ones in the pack of ``batch``, written aside and
@@ -189,3 +193,4 @@ class RawStage:
             aside.unlink(missing_ok=True)
         self.streamed.clear()
         self.held.clear()
+        self.read_at.clear()

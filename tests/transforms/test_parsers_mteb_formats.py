@@ -172,3 +172,18 @@ def test_a_result_copied_to_a_newer_revision_supersedes_the_fixture(tmp_path: Pa
     with pytest.raises(NotScoresError, match="zz-newer/DBPedia.json is the one loaded"):
         parse_file(model / "1" / "DBPedia.json")
     assert cells(parse_file(newer)[1]) == {("DBPedia", "main_score"): 0.5}
+
+
+def test_a_batch_parses_the_bytes_it_is_given_as_it_parses_the_files(tmp_path: Path):
+    """An ingest batch hands the parser the bytes it read for the raw archive: every format parses from them as from
+    the file, and bytes other than the file's now (it changed after the read) are what is parsed."""
+    held = [(path.read_bytes(), 0, 0) for path in RESULTS]
+    for path, given, read in zip(RESULTS, parse_results(RESULTS, None, held), parse_results(RESULTS, None), strict=True):
+        assert given.rows.equals(read.rows), path  # NaN equal to NaN
+    changed = tmp_path / "results" / "org__m" / "r1" / "Task.json"
+    changed.parent.mkdir(parents=True)
+    changed.write_text('{"mteb_version": "1.12.0", "task_name": "Task", "scores": {"test": [{"hf_subset": "default", '
+                       '"main_score": 0.25}]}}')
+    before = changed.read_bytes().replace(b"0.25", b"0.75")
+    (outcome,) = parse_results([changed], None, [(before, 0, len(before))])
+    assert cells(outcome)[("Task", "main_score")] == 0.75

@@ -132,8 +132,10 @@ class Format:
     parse_mapped: Callable[[Path, str | None, dict[str, str]], Parsed] | None = None
     # The parser of many files at once, for formats of many small files (MTEB: about 100,000): each file's
     # rows, or the ParseError (a NotScoresError for a skip) that is its outcome, in the order given.
-    # ``parse`` reads one file through it, so there is one parser.
-    parse_batch: Callable[[list[Path], str | None], list[Parsed | ParseError]] | None = None
+    # ``parse`` reads one file through it, so there is one parser.  Its third argument gives, per file, the bytes
+    # an ingest batch holds already with the file's mtime_ns and size when they were read, or None (read the path).
+    parse_batch: Callable[[list[Path], str | None, list[tuple[bytes, int, int] | None]],
+                          list[Parsed | ParseError]] | None = None
 
     def __post_init__(self) -> None:
         if type(self.parser_version) is not int or self.parser_version < 1:

@@ -91,7 +91,7 @@ def sniff(path: Path, head: bytes) -> bool:
     return (b'"mteb_version"' in head and bool(SNIFF.search(head))) or b'"mteb_dataset_name"' in head
 
 
-def read_result(path: Path) -> tuple[dict, str | None]:
+def read_result(path: Path, data: bytes | None = None) -> tuple[dict, str | None]:
     """The document of an MTEB result file, and the text that stands for NaN in it (None: no text does);
     ParseError naming the line where it is not one.
 
@@ -102,9 +102,10 @@ def read_result(path: Path) -> tuple[dict, str | None]:
     with NaN scores (a fifth of the repository's files, half its bytes) is read by orjson too, each NaN
     as :data:`NAN_TEXT` (:func:`nan_as_text`).  What orjson refuses otherwise (Infinity, a byte order mark,
     a lone surrogate, a number out of range, deep nesting, anything not JSON) is read by the standard
-    decoder as before, which also says where a file is not JSON.
+    decoder as before, which also says where a file is not JSON.  ``data``: the file's bytes when the caller
+    holds them (an ingest batch reads each file once), else read from ``path``.
     """
-    raw = path.read_bytes()
+    raw = path.read_bytes() if data is None else data
     nan = None
     try:
         doc = orjson.loads(raw)
@@ -238,15 +239,18 @@ def not_loaded(path: Path, chosen: Path) -> NotScoresError | None:
     return None
 
 
-def parse_results(paths: list[Path], benchmark: str | None) -> list[Parsed | ParseError]:
-    """Each of ``paths`` (MTEB result files) as its rows, or the error or skip that is its outcome.
+def parse_results(
+    paths: list[Path], benchmark: str | None, held: list[tuple[bytes, int, int] | None] | None = None,
+) -> list[Parsed | ParseError]:
+    """Each of ``paths`` (MTEB result files) as its rows, or the error or skip that is its outcome; ``held``: per
+    file, its bytes as the caller read them with the file's mtime_ns and size then, or None (read the path).
 
     One pass over the batch (:class:`transforms.parsers.mteb_cells.Cells`): the leaves of every
     document go to one frame, cut by file at the end; per file only the revision rule and the
     entries' names run in Python.
     """
     with cycle_collection_paused():
-        return parsed_batch(paths, benchmark)
+        return parsed_batch(paths, benchmark, held or [None] * len(paths))
 
 
 @contextmanager
@@ -263,22 +267,28 @@ def cycle_collection_paused() -> Iterator[None]:
             gc.enable()
 
 
-def parsed_batch(paths: list[Path], benchmark: str | None) -> list[Parsed | ParseError]:
+def parsed_batch(paths: list[Path], benchmark: str | None, held: list[tuple[bytes, int, int] | None],
+                 ) -> list[Parsed | ParseError]:
     """:func:`parse_results`' work."""
     outcomes: list[Parsed | ParseError | None] = [None] * len(paths)
     docs: dict[int, dict] = {}
     nans: dict[int, str | None] = {}
-    stats: dict[int, os.stat_result] = {}
-    for i, path in enumerate(paths):
+    stats: dict[int, tuple[int, int]] = {}  # (mtime_ns, size) before the read: a file changed after it has another key
+    for i, (path, bytes_read) in enumerate(zip(paths, held, strict=True)):
         try:
-            stats[i] = path.stat()  # before the read: a file changed after it has another key than its version
-            docs[i], nans[i] = read_result(path)
+            if bytes_read is None:
+                stat = path.stat()
+                stats[i] = (stat.st_mtime_ns, stat.st_size)
+                docs[i], nans[i] = read_result(path)
+            else:
+                stats[i] = bytes_read[1:]
+                docs[i], nans[i] = read_result(path, bytes_read[0])
         except ParseError as error:
             outcomes[i] = error
             stats.pop(i)
     versions = {paths[i]: version_key(doc.get("mteb_version")) for i, doc in docs.items()}
-    for i, stat in stats.items():
-        remember_version((paths[i], stat.st_mtime_ns, stat.st_size), versions[paths[i]])
+    for i, (mtime_ns, size) in stats.items():
+        remember_version((paths[i], mtime_ns, size), versions[paths[i]])
     revisions: dict[Path, dict[Path, frozenset[str]]] = {}
     cells = Cells()
     notes: dict[int, list[str]] = {}
