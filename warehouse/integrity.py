@@ -43,7 +43,9 @@ def hashes_folder(home: Path, kind: str) -> Path:
 def sha256_of(path: Path) -> str:
     """The SHA-256 of a file's bytes, read in blocks of 1 MiB."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    # unbuffered: a buffered file asks whether it is a terminal and sets a buffer up, a fifth of the cost of
+    # hashing a small file (MTEB's 104,000: 2.6 -> 2.0 s)
+    with open(path, "rb", buffering=0) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
