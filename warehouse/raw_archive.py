@@ -29,6 +29,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 import polars as pl
 
@@ -109,6 +110,15 @@ def scan_packs(packs: list[Path], select: Callable[[pl.LazyFrame], pl.LazyFrame]
         return pl.concat(parts)
 
 
+def read_up_to(reader: BinaryIO, limit: int) -> bytes:
+    """The next ``limit`` bytes of ``reader``, fewer at its end (an unbuffered read may return fewer before it)."""
+    blocks = []
+    while limit > 0 and (block := reader.read(limit)):
+        blocks.append(block)
+        limit -= len(block)
+    return b"".join(blocks)
+
+
 class RawStage:
     """The bytes one ingest batch read for the archive, until the commit that names them archives them.
 
@@ -133,9 +143,9 @@ class RawStage:
             sha = sha256_of(path)
             if sha == planned:
                 return sha
-        with open(path, "rb") as reader:
+        with open(path, "rb", buffering=0) as reader:  # unbuffered: no terminal check nor buffer per file
             stat = os.fstat(reader.fileno())
-            head = reader.read(PACKED_BYTES + 1)
+            head = read_up_to(reader, PACKED_BYTES + 1)
             if len(head) <= PACKED_BYTES:
                 sha = hashlib.sha256(head).hexdigest()
                 if sha not in self.archived:

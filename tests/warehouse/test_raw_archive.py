@@ -2,6 +2,7 @@
 file in a file of its own, and every committed file's bytes found again byte for byte."""
 
 import hashlib
+import io
 import math
 import os
 import shutil
@@ -11,7 +12,7 @@ import pytest
 
 from scorehouse.cli import main
 from scorehouse.flows.ingest import ingest_flow
-from scorehouse.warehouse.raw_archive import PACKED_BYTES, RawMissingError
+from scorehouse.warehouse.raw_archive import PACKED_BYTES, RawMissingError, read_up_to
 from scorehouse.warehouse.storage import Warehouse
 from tests.raw_layout import archived_bytes, committed, packs, raw_files
 from tests.warehouse.conftest import BUNDLED, VALUE_CSV
@@ -177,3 +178,25 @@ def test_a_pack_written_again_for_a_committed_batch_keeps_what_it_held(tmp_path)
     retried.archive_raw(other, sha_of(BYTES))
     assert retried.raw_stage.pack(loaded.load_id, [sha_of(BYTES)]) == [pack]
     assert archived_bytes(home) == {sha_of(VALUE_CSV.read_bytes()): VALUE_CSV.read_bytes(), sha_of(BYTES): BYTES}
+
+
+class ShortReads(io.RawIOBase):
+    """A reader that returns at most 3 bytes a read, as an unbuffered read may."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        block, self.data = self.data[:min(size, 3)], self.data[min(size, 3):]
+        return block
+
+
+@pytest.mark.parametrize(("size", "limit"), [(0, 5), (4, 5), (5, 5), (11, 5), (11, 100)])
+def test_read_up_to_reads_the_limit_through_short_reads(size: int, limit: int):
+    data = bytes(range(size))
+    reader = ShortReads(data)
+    assert read_up_to(reader, limit) == data[:limit]
+    assert reader.read(100) == data[limit:limit + 3]  # the rest left where it was
