@@ -33,3 +33,10 @@ def test_the_command_sets_polars_allocator_before_polars_unless_given(given, exp
     out = subprocess.run([sys.executable, "-c", ALLOCATOR_PROBE], env=env, capture_output=True, text=True,
                          check=True).stdout
     assert out.split() == [expected, "False"]
+
+
+def test_the_c_allocator_keeps_freed_memory_where_it_is_glibc():
+    """glibc (the Linux this project runs on) takes the options; elsewhere nothing is set."""
+    probe = "from scorehouse import cli; print(cli.keep_freed_memory())"
+    took = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert took == [str(sys.platform == "linux")]
