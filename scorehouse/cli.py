@@ -485,11 +485,11 @@ def said_disk_full(args: argparse.Namespace) -> int:
 # and Polars' threads alive, OpenBLAS's own threads made them 2-15 times slower (`rank` of the bundled data:
 # 91 s of profiled time with them, 47 s without; docs/performance.md).  Set before NumPy is first imported.
 BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
-# Polars' allocator (jemalloc) keeps the pages it frees for 30 s before handing them back, unless the user set its
-# options: it handed them back within a second or two, so every ingest batch faulted its fresh buffers in again.
-# The whole MTEB ingest: system time 35 -> 13 s of 120 s of CPU, its peak 1.0 -> 1.4 GB (docs/performance.md).
-# Read when Polars is first loaded, after this.
-ALLOCATOR = {"_RJEM_MALLOC_CONF": "dirty_decay_ms:30000,muzzy_decay_ms:30000"}
+# Polars' allocator (jemalloc) keeps the pages it frees for 5 s before handing them back, unless the user set its
+# options: it handed them back sooner, so every ingest batch (1-2 s each) faulted its fresh buffers in again.  The
+# whole MTEB ingest: system time 35 -> 13 s of 120 s of CPU, its peak 1.0 -> 1.4 GB; 30 s saved no more CPU and
+# raised `make run`'s peak from 1.5 to 1.8 GB (docs/performance.md).  Read when Polars is first loaded, after this.
+ALLOCATOR = {"_RJEM_MALLOC_CONF": "dirty_decay_ms:5000,muzzy_decay_ms:5000"}
 # The C library's allocator (Python's bytes, lists and dicts) alike: blocks up to 64 MB from its heap, not each
 # mapped apart, and up to 256 MB freed at the heap's top kept, not handed back.  An ingest batch holds its files'
 # bytes (up to 32 MB) and a million parsed objects, then frees them; the next batch faulted the same memory in

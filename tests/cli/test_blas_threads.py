@@ -1,4 +1,4 @@
-"""The ``scorehouse`` command runs NumPy on one OpenBLAS thread, and Polars' allocator with its pages kept 30 s,
+"""The ``scorehouse`` command runs NumPy on one OpenBLAS thread, and Polars' allocator with its pages kept 5 s,
 unless the user chose otherwise: both set before NumPy and Polars are first imported (they read them then)."""
 
 import os
@@ -24,7 +24,7 @@ def test_the_command_sets_one_blas_thread_before_numpy_unless_given(given, expec
     assert out.split() == [expected, "False"]  # set, and NumPy not imported yet: OpenBLAS reads it on import
 
 
-@pytest.mark.parametrize(("given", "expected"), [(None, "dirty_decay_ms:30000,muzzy_decay_ms:30000"),
+@pytest.mark.parametrize(("given", "expected"), [(None, "dirty_decay_ms:5000,muzzy_decay_ms:5000"),
                                                  ("dirty_decay_ms:0", "dirty_decay_ms:0")])
 def test_the_command_sets_polars_allocator_before_polars_unless_given(given, expected):
     env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
