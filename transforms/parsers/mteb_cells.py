@@ -22,10 +22,10 @@ HEADLINE = "main_score"
 SPLIT_PREFERENCE = ("test", "validation", "dev")
 EARLY_HEADER = ("mteb_dataset_name", "mteb_version", "dataset_revision", "evaluation_time", "kg_co2_emissions")
 NAMES = EARLY_HEADER[:3]  # file-level text that names the result, never a score
+NAN = float("nan")  # a NaN score of a file read with NaN as text (transforms.parsers.mteb.read_result)
 # Objects of an early split that are metric groups, not subsets: the similarity functions of the STS and
 # pair-classification evaluators ("cos_sim": {"pearson": ...}); the only such keys in the repository's
 # early files (its subsets are language codes).
-NAN = float("nan")
 SIMILARITIES = frozenset({"cos_sim", "euclidean", "manhattan", "dot", "max"})
 
 
