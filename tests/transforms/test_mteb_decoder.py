@@ -151,3 +151,31 @@ def test_the_cycle_collector_is_left_as_it_was_after_a_batch_even_a_failing_one(
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+VARIANTS = {  # a NaN score in every layout the format allows (mteb_cells.subsets_of)
+    "current": '{"mteb_version": "1.12.0", "task_name": "T", "evaluation_time": NaN, "scores": {"test": ['
+               '{"hf_subset": "en", "main_score": NaN, "f1": 0.5, "cos": {"pearson": NaN}, "raw": [NaN, 1]}, '
+               '{"hf_subset": "de", "main_score": 0.25}], "dev": [{"hf_subset": "default", "main_score": NaN}]}}',
+    "early flat": '{"mteb_version": "1.0.0", "mteb_dataset_name": "T", "test": {"accuracy": NaN, "f1": 0.5, '
+                  '"evaluation_time": NaN}}',
+    "early subsets": '{"mteb_version": "1.1.0", "mteb_dataset_name": "T", "test": {"en": {"main_score": NaN, '
+                     '"cos_sim": {"pearson": NaN}}, "de": {"main_score": 0.5}, "evaluation_time": NaN}}',
+    "earliest": '{"mteb_dataset_name": "T", "validation": {"cos_sim": {"spearman": NaN}, "manhattan": {"spearman": 0.5}}}',
+}
+
+
+@pytest.mark.parametrize("layout", sorted(VARIANTS))
+def test_nan_read_as_text_gives_the_cells_the_standard_decoder_gives(tmp_path: Path, layout: str):
+    """The same document read both ways: as is (NaN as text, orjson) and with a text field holding a backslash,
+    which sends it to the standard decoder; the field is text, not a score, so the cells must be equal."""
+    fast = tmp_path / "results" / "org__m" / "r1" / "T.json"
+    standard = tmp_path / "results" / "org__n" / "r1" / "T.json"
+    for path, text in ((fast, VARIANTS[layout]), (standard, VARIANTS[layout][:-1] + ', "note": "a\\\\b"}')):
+        path.parent.mkdir(parents=True)
+        path.write_text(text)
+    assert read_result(fast)[1] is not None and read_result(standard)[1] is None  # both ways taken
+    got, want = (parse_file(p)[1].rows.drop("system") for p in (fast, standard))
+    assert got.equals(want) and got.height > 0  # NaN equal to NaN
+    assert got.get_column("value").is_nan().sum() == VARIANTS[layout].count("NaN") + ("main_score\": NaN" in
+                                                                                       VARIANTS[layout])
