@@ -23,10 +23,11 @@ import errno
 import gc
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 
 import polars as pl
 
@@ -37,10 +38,10 @@ from scorehouse.transforms.parsers import FORMATS
 from scorehouse.transforms.parsers.base import BATTLES_TABLE, SCORES_TABLE
 from scorehouse.transforms.slices import repeated
 from scorehouse.transforms.validate import reason_counts_per
-from scorehouse.flows.catalog_state import checked_metric_rules, ensure_current_catalog
+from scorehouse.flows.catalog_state import checked_metric_rules, ensure_current_catalog, has_committed
 from scorehouse.flows.common import refresh_catalog
 from scorehouse.flows.ingest_plan import BATCH_FILES, FilePlan, batches, indexed_rows, plan_files, reading_keys
-from scorehouse.flows.ingest_read import FileOutcome, read_files
+from scorehouse.flows.ingest_read import FileOutcome, ParsedFile, place_of, read_files
 from scorehouse.flows.ingest_validate import (
     battle_load, fail_all_quarantined, reconciled_layouts, validated_loads,
 )
@@ -183,6 +184,18 @@ def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path], list[
     return [f for f in files if f not in documents], documents, skipped
 
 
+def walked_places(paths: list[str | Path], files: list[Path]) -> dict[Path, str]:
+    """The files of ``files`` found by walking a folder of ``paths``, each with its path relative to that folder (the
+    first such folder of ``paths``): its place as a source (:func:`flows.ingest_plan.places`)."""
+    folders = [Path(p) for p in paths if Path(p).is_dir()]
+    out: dict[Path, str] = {}
+    for file in files:
+        folder = next((f for f in folders if file.is_relative_to(f)), None)
+        if folder is not None and file not in out:
+            out[file] = file.relative_to(folder).as_posix()
+    return out
+
+
 @runtime.step(io=True)
 def ingest_batch(
     warehouse: Warehouse, plans: list[FilePlan], format: str | None, benchmark: str | None, trust_pickle: bool,
@@ -211,12 +224,35 @@ def ingest_batch(
         batch.discard_raw()
 
 
+def one_load_per_source(
+    warehouse: Warehouse, read: list[tuple[FileOutcome, ParsedFile | None]], reparse: bool,
+) -> list[tuple[FileOutcome, ParsedFile | None]]:
+    """``read`` with each later file of a source the batch loads already rejected, naming both files: two files of one
+    run that are one source (one name given twice, one path under two folders given), whose later load would
+    supersede the earlier's in the same run and hide it (:func:`flows.ingest_plan.batches` puts the files of one
+    place in one batch).  Not settled: ingested alone, or from a folder that tells them apart, the file loads."""
+    first: dict[str, str] = {}
+    out = []
+    for outcome, new in read:
+        if new is not None and first.setdefault(new.record.source, outcome.path) != outcome.path:
+            problem = (f"the same source as {first[new.record.source]} in this run ({new.record.source}), so its load "
+                       "would hide that one's: ingest the folder that holds both (a source is the path below the folder "
+                       "given), or the two files in separate runs if one corrects the other")
+            warehouse.record_rejected(outcome.path, new.record.sha256, None, problem)
+            out.append((FileOutcome(outcome.path, "rejected", error=f"{outcome.path}: {problem}", reparsed=reparse),
+                        None))
+        else:
+            out.append((outcome, new))
+    return out
+
+
 def commit_batch(
     warehouse: Warehouse, plans: list[FilePlan], format: str | None, benchmark: str | None, trust_pickle: bool,
     reparse: bool, columns: dict[str, str] | None,
 ) -> list[FileOutcome]:
     """:func:`ingest_batch`'s work: read the files, validate them outside the lock, commit them under it."""
-    read = read_files(warehouse, plans, format, benchmark, trust_pickle, reparse, columns)
+    read = one_load_per_source(warehouse, read_files(warehouse, plans, format, benchmark, trust_pickle, reparse, columns),
+                               reparse)
     outcomes = [outcome for outcome, _ in read]
     made = [(outcome, new) for outcome, new in read if new is not None]
     scores = [(outcome, new) for outcome, new in made if new.parsed.table == SCORES_TABLE]
@@ -301,7 +337,8 @@ def ingest_files(
     origins: list[str] | None = None,
     batch_files: int = BATCH_FILES,
     columns: dict[str, str] | None = None,
-    walked: set[Path] | frozenset[Path] = frozenset(),
+    walked: Mapping[Path, str] = MappingProxyType({}),
+    placed: Mapping[Path, str] = MappingProxyType({}),
 ) -> list[FileOutcome]:
     """Ingest ``files`` in order, with optional progress on stderr (:mod:`flows.progress`), counted in files.
 
@@ -311,12 +348,18 @@ def ingest_files(
     :class:`transforms.catalog.MetricRulesError` before any file is archived or loaded, rather than at the
     catalog rebuild after the loads committed.  ``origins`` are the files the bytes came from when
     ``files`` are staged copies of the raw archive; ``walked`` are the files found by walking a folder
-    (:func:`rejected`).
+    (:func:`rejected`), each with its place there (:func:`walked_places`); ``placed`` the place of other files
+    (:func:`flows.ingest_plan.plan_files`).  A load that supersedes an earlier run's
+    load of its source says which, in its outcome (``replaced``).
     """
     checked_metric_rules(warehouse)
     warehouse.remove_dead_raw()
+    if files and has_committed(warehouse) and home_format(warehouse) < HOME_FORMAT:  # its sources, before the plan
+        with warehouse.write_lock():
+            migrate(warehouse)
+    manifests = warehouse.manifests()
     plans = plan_files(warehouse, files, origins or [str(f) for f in files], format, benchmark, trust_pickle, reparse,
-                       columns, walked)
+                       columns, walked, manifests, placed)
     # by the plan's place: the same path given twice is two plans, the second "same" as the first
     outcomes: list[FileOutcome | None] = [
         FileOutcome(p.origin, "unchanged", p.load_id, p.format, parser_version=p.parser_version)
@@ -357,12 +400,27 @@ def ingest_files(
                 outcomes[index] = replace(first, path=plan.origin, status=status, benchmarks=(), rows_in=0,
                                           rows_landed=0, rows_quarantined=0, quarantine_reasons={}, problems=())
                 done(f"{plan.path.name} {status}")
+    outcomes = with_replaced(warehouse, outcomes, manifests)
     formats = [o.format if o.status in ("loaded", "unchanged") else None for o in outcomes]
     settled = [(o.status, o.error) if o.settled and o.status in ("skipped", "rejected") else None for o in outcomes]
     with warehouse.write_lock():
         record_files(warehouse.home, indexed_rows(plans, formats, settled,
                                                   reading_keys(format, benchmark, trust_pickle, columns)))
     return outcomes
+
+
+def with_replaced(warehouse: Warehouse, outcomes: list[FileOutcome], before: pl.DataFrame) -> list[FileOutcome]:
+    """``outcomes`` with each new load that replaced an earlier run's current load of its source saying which
+    (``before``: the manifests as the run found them)."""
+    loaded = {o.load_id for o in outcomes if o.status == "loaded" and o.load_id}
+    if not loaded or before.height == 0:
+        return outcomes
+    sources = warehouse.manifests().filter(pl.col("load_id").is_in(list(loaded))).select("load_id", "source")
+    earlier = before.filter("is_current").select("source", replaced="load_id", replaced_file="file_name")
+    found = {load: (old, file) for load, old, file in sources.join(earlier, on="source").select(
+        "load_id", "replaced", "replaced_file").iter_rows() if old != load}
+    return [replace(o, replaced=f"load {found[o.load_id][0]} of {found[o.load_id][1]}") if o.load_id in found else o
+            for o in outcomes]
 
 
 def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]:
@@ -383,7 +441,8 @@ def reparse_stale(warehouse: Warehouse, trust_pickle: bool) -> list[FileOutcome]
             option = benchmark_option(load)
             with warehouse.staged_raw(load["sha256"], load["file_name"]) as staged:
                 outcomes.extend(ingest_files(warehouse, [staged], load["format"], option, trust_pickle, False,
-                                             reparse=True, origins=[load["file_name"]], columns=mapping_of(load)))
+                                             reparse=True, origins=[load["file_name"]], columns=mapping_of(load),
+                                             placed={staged: place_of(load["source"])}))
         except (ReparseError, RawMissingError) as error:
             outcomes.append(FileOutcome(load["file_name"], "rejected", load["load_id"], load["format"], error=str(error),
                                         parser_version=load["parser_version"], reparsed=True))
@@ -426,6 +485,7 @@ def ingest_flow(
     columns: dict[str, str] | None = None,
     higher_is_better: bool | None = None,
     batch_files: int = BATCH_FILES,
+    places: dict[str, str] | None = None,
 ) -> IngestReport:
     """Ingest ``paths`` (files or folders) into the warehouse at ``home``.
 
@@ -437,14 +497,16 @@ def ingest_flow(
     table, :mod:`transforms.parsers.user_table`) for formats that take a mapping;
     ``higher_is_better`` then declares the direction of every metric a user's table holds
     (:func:`declare_directions`).  ``batch_files`` bounds the files read per task
-    (:mod:`flows.ingest_plan`; 1 reads each file in a task of its own, with the same outcome).
+    (:mod:`flows.ingest_plan`; 1 reads each file in a task of its own, with the same outcome).  A file is a
+    source by its place: its path below the folder of ``paths`` it was found in, or its name when given by name;
+    ``places`` gives the place of files that the caller found by walking a folder itself (file -> place).
     """
     if benchmark is not None:
         check_benchmark_name(benchmark)  # before anything starts: it would name every file's partition
     warehouse = Warehouse(home)
     files, documents, skipped = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
-    walked = set(files) - {Path(p) for p in paths}
+    walked = {**walked_places(paths, files), **{Path(f): place for f, place in (places or {}).items()}}
     report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel,
                                           batch_files=batch_files, columns=columns, walked=walked)
     if higher_is_better is not None:

@@ -36,7 +36,9 @@ import json
 import os
 import time
 from dataclasses import dataclass, replace
-from pathlib import Path
+from collections.abc import Mapping
+from pathlib import Path, PurePath
+from types import MappingProxyType
 
 import polars as pl
 
@@ -69,6 +71,7 @@ class FilePlan:
     reverts: str | None = None  # the load a read makes current again
     same_as: int | None = None  # index of the file of this run with the same load
     in_folder: bool = False  # found by walking a folder (an unrecognised text file there is skipped, not rejected)
+    place: str = ""  # the file as a source: its path relative to the folder it was found in, or its name (places)
     indexed: bool = False  # hash and format taken from the file index (not read this run)
     stat: tuple[int, ...] = ()  # the file's (mtime_ns, ctime_ns, inode, stated_ns) before it was hashed
     outcome: str | None = None  # of a "known" file: "skipped" or "rejected"
@@ -78,18 +81,21 @@ class FilePlan:
 def plan_files(
     warehouse: Warehouse, paths: list[Path], origins: list[str], format: str | None, benchmark: str | None,
     trust_pickle: bool, reparse: bool, columns: dict[str, str] | None = None,
-    walked: set[Path] | frozenset[Path] = frozenset(),
+    walked: Mapping[Path, str] = MappingProxyType({}), manifests: pl.DataFrame | None = None,
+    placed: Mapping[Path, str] = MappingProxyType({}),
 ) -> list[FilePlan]:
     """What to do with each of ``paths`` (module docstring), in their order; ``columns`` is the column mapping
     the files are read with (part of a load's identity, :func:`flows.lineage.load_id_of`); ``walked`` are the
-    files found by walking a folder (``in_folder``)."""
+    files found by walking a folder (``in_folder``), each with its place there (:func:`places`), ``placed`` the
+    place of other files that have one (a re-parse's staged copy: its load's); ``manifests`` the home's load
+    manifests, when the caller read them already."""
     stats = stat_frame(paths, time.time_ns())  # before any hash: a file changed after it does not match later
     known = known_files(warehouse.home, stats)
     indexed = dict(zip(known.get_column("file").to_list(), known.select("sha256", "format").rows(), strict=True))
     in_folder = [p in walked for p in paths]
     settled = settled_outcomes(paths, in_folder, known, reading_keys(format, benchmark, trust_pickle, columns))
     shas = [indexed[i][0] if i in indexed else sha256_of(p) for i, p in enumerate(paths)]
-    manifests = warehouse.manifests()
+    manifests = warehouse.manifests() if manifests is None else manifests
     counts = pl.Series(shas, dtype=pl.String).value_counts()
     repeated = {sha for sha, n in counts.iter_rows() if n > 1}
     known_shas = set(manifests.get_column("sha256").to_list()) | repeated
@@ -106,8 +112,10 @@ def plan_files(
                                load_id_of(sha, fmt.name, benchmark, folder, version, columns), fmt.name, sha))
     sizes = stats.get_column("size").to_list()
     stated = stats.select("mtime_ns", "ctime_ns", "inode", "indexed_ns").rows()
-    plans = [FilePlan(p, o, s, n, "read", in_folder=f, indexed=i in indexed, stat=t)
-             for i, (p, o, s, n, f, t) in enumerate(zip(paths, origins, shas, sizes, in_folder, stated, strict=True))]
+    named = places(paths, origins, {**placed, **walked})
+    plans = [FilePlan(p, o, s, n, "read", in_folder=f, place=w, indexed=i in indexed, stat=t)
+             for i, (p, o, s, n, f, w, t) in enumerate(zip(paths, origins, shas, sizes, in_folder, named, stated,
+                                                            strict=True))]
     for i, (outcome, message) in settled.items():
         if str(paths[i]) == origins[i]:  # a staged copy of the raw archive is re-parsed, never taken as known
             plans[i] = replace(plans[i], action="known", outcome=outcome, message=message)
@@ -128,6 +136,14 @@ def plan_files(
         elif row["action"] == "same":
             plans[row["file"]] = replace(plan, action="same", same_as=row["first"])
     return plans
+
+
+def places(paths: list[Path], origins: list[str], walked: Mapping[Path, str]) -> list[str]:
+    """Each file as a source (what a load's ``source`` names, :func:`flows.ingest_read.source_name`): a file found
+    by walking a folder is its path relative to that folder (``walked``), so fifty model folders that each hold a
+    ``results.json`` are fifty sources; a file given by name (or an inbox's file) is its name, as is the staged copy
+    of a re-parse, named after the file it came from (``origins``)."""
+    return [walked.get(path) or PurePath(origin).name for path, origin in zip(paths, origins, strict=True)]
 
 
 def reading_keys(format: str | None, benchmark: str | None, trust_pickle: bool,
@@ -225,13 +241,23 @@ def _decide(candidates: pl.DataFrame, manifests: pl.DataFrame, reparse: bool) ->
 
 
 def batches(plans: list[FilePlan], max_files: int = BATCH_FILES, max_bytes: int = BATCH_BYTES) -> list[list[FilePlan]]:
-    """The plans to read, in order, cut into batches of at most ``max_files`` files and ``max_bytes`` bytes."""
+    """The plans to read, in order, cut into batches of at most ``max_files`` files and ``max_bytes`` bytes.
+
+    A file whose place an earlier file of the run has (two files given by name with one name) joins that file's
+    batch, beyond the limits: a batch finds the files of one run that would supersede each other
+    (:func:`flows.ingest.commit_batch`), and batches may run apart (``--runner dask``).
+    """
     out: list[list[FilePlan]] = []
+    batch_of: dict[str, list[FilePlan]] = {}
     size = 0
     for plan in (p for p in plans if p.action == "read"):
+        if plan.place in batch_of:
+            batch_of[plan.place].append(plan)
+            continue
         if not out or len(out[-1]) >= max_files or (out[-1] and size + plan.size > max_bytes):
             out.append([])
             size = 0
         out[-1].append(plan)
+        batch_of[plan.place] = out[-1]
         size += plan.size
     return out

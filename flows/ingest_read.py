@@ -47,29 +47,43 @@ class FileOutcome:
     parser_version: int | None = None  # of the load made or found
     reparsed: bool = False  # re-derived from the raw archive by ``--reparse``
     settled: bool = False  # skipped or rejected for what its bytes are: the same file is not read again
+    replaced: str | None = None  # the earlier run's current load of its source that this load superseded
 
 
-def source_name(path: Path, fmt: Format) -> str:
-    """The file as a source: its name, with its folder for formats that take names from it."""
+def source_name(place: str, path: Path, fmt: Format) -> str:
+    """The file as a source: its place (:func:`flows.ingest_plan.places`: its path relative to the folder it was
+    found in, or its name); for formats that take names from their folders, those folders and its name, whatever
+    folder it was found in (an MTEB result is its model's, its revision's and its task's)."""
     folder = fmt.folder(path)
-    return path.name if folder is None else f"{folder}/{path.name}"
+    return place if folder is None else f"{folder}/{path.name}"
+
+
+def source_of(fmt: Format, benchmarks: str, place: str, path: Path) -> str:
+    """A load's ``source``: what a later load of the same file supersedes (the loads view's newest per source)."""
+    return f"{fmt.name}:{benchmarks}:{source_name(place, path, fmt)}"
+
+
+def place_of(source: str) -> str:
+    """The place of a load's ``source`` (:func:`source_of`; a benchmark name holds no colon)."""
+    return source.split(":", 2)[2]
 
 
 def load_record(
     path: Path, fmt: Format, parsed: Parsed, load_id: str, sha: str, origin: str, reverts: str | None = None,
-    columns: dict[str, str] | None = None,
+    columns: dict[str, str] | None = None, place: str | None = None,
 ) -> tuple[LoadRecord, tuple[str, ...]]:
     """The manifest of the load of ``path`` (row counts of the validation to come) from what ``fmt`` parsed,
     and the problems to report; ``origin`` is the file it came from, ``reverts`` the earlier load of the same
     bytes this load makes current again, ``columns`` the user's column mapping (role -> the file's column)
-    for formats that take one.  Raises when the rows cannot name a partition."""
+    for formats that take one, ``place`` the file as a source (its name when None).  Raises when the rows
+    cannot name a partition."""
     named = parsed.benchmarks
     for name in named:  # each names a partition folder (a query of the rows' benchmarks per file, not two)
         check_benchmark_name(name)
     benchmarks = ",".join(named)
     record = LoadRecord(
         load_id=load_id,
-        source=f"{fmt.name}:{benchmarks}:{source_name(path, fmt)}",
+        source=source_of(fmt, benchmarks, place or path.name, path),
         file_name=origin,
         sha256=sha,
         format=fmt.name,
@@ -230,7 +244,7 @@ def read_files(
             if isinstance(result, Exception):
                 raise result
             record, problems = load_record(plan.path, step.fmt, result, step.load_id, plan.sha, plan.origin,
-                                           plan.reverts, columns)
+                                           plan.reverts, columns, plan.place)
         except Exception as error:  # noqa: BLE001 - any failure on this file's bytes is its rejection
             out.append((rejected(warehouse, plan.origin, plan.sha, error, reparse, plan.in_folder), None))
             continue

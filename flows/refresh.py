@@ -137,7 +137,7 @@ def ingest_mapped(warehouse: Warehouse, inbox: Path, files: list[Path]) -> list[
         if not isinstance(said, str):
             groups.setdefault(said, []).append(path)
     for said, group in groups.items():
-        done = ingest_files(warehouse, group, said.format, said.benchmark, False, progress=False, walked=set(group),
+        done = ingest_files(warehouse, group, said.format, said.benchmark, False, progress=False, walked={p: p.name for p in group},
                             columns=said.mapping)
         if said.higher_is_better is not None:
             declare_directions(warehouse, done, said.higher_is_better)

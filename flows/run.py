@@ -53,8 +53,10 @@ def run_flow(home: str | None = None, data: str | None = None, progress: bool = 
     """Ingest ``data`` (default: the bundled dumps, pickles left out), rank every benchmark, export the report."""
     files, _, _ = expand_paths([data or BUNDLED_DATA])
     pickles = [f for f in files if f.suffix == ".pickle"]
-    ingested = runtime.run(ingest_flow, [str(f) for f in files if f not in pickles], home=home, trust_pickle=False,
-                           progress=progress)
+    root = Path(data or BUNDLED_DATA)
+    kept = [f for f in files if f not in pickles]
+    ingested = runtime.run(ingest_flow, [str(f) for f in kept], home=home, trust_pickle=False, progress=progress,
+                           places={str(f): f.relative_to(root).as_posix() for f in kept} if root.is_dir() else None)
     ranked = runtime.run(rank_flow, home=home, progress=progress)
     warehouse = Warehouse(home)
     report, site = runtime.call(export_latest, warehouse)

@@ -82,7 +82,8 @@ def file_line(f) -> str:  # noqa: ANN001 - flows.ingest.FileOutcome
     """``loaded: PATH (1,499 rows, 4 quarantined)``: one file's outcome in one line."""
     if f.status == "loaded":
         held = f", {f.rows_quarantined:,} quarantined" if f.rows_quarantined else ""
-        return f"loaded: {f.path} ({f.rows_landed:,} rows{held})"
+        replaced = f"; replaces {f.replaced}" if f.replaced else ""
+        return f"loaded: {f.path} ({f.rows_landed:,} rows{held}){replaced}"
     if f.status in ("skipped", "rejected"):
         return f"{f.status}: {f.error or f.path}"
     return f"{f.status}: {f.path}"

@@ -321,7 +321,8 @@ def committed_state(warehouse: Warehouse) -> str:
     the quarantine and rejected files (each name is a content hash or a load id: a new name is
     new content), the bytes of the metric rule files, and the size and modification time of
     every score and snapshot file (one changed in place is checked against its hash again).
-    Lists eight folders, stats their files and reads two small CSV files; never a data file.
+    Lists eight folders, stats their files and reads two small CSV files and the home's format record; never a
+    data file.
     """
     digest = hashlib.sha256(str(warehouse.home).encode())
     for folder in STATE_FOLDERS:
@@ -330,6 +331,8 @@ def committed_state(warehouse: Warehouse) -> str:
         digest.update(f"\n{folder}:{','.join(names)}".encode())
     for rules in metric_rule_files(warehouse):
         digest.update(f"\n{rules}:".encode() + rules.read_bytes())
+    record = warehouse.home / "format.json"  # a migrated home (its loads' sources renamed) is read anew
+    digest.update(b"\nformat:" + (record.read_bytes() if record.exists() else b""))
     for path in committed_files(warehouse):  # a file changed in place (by hand) is checked again (warehouse.integrity)
         stat = path.stat()
         digest.update(f"{path.relative_to(warehouse.home)}={stat.st_size}.{stat.st_mtime_ns};".encode())

@@ -12,6 +12,10 @@ is (a read-only home is never changed); the first writer migrates it, under the 
   first.  The record is what changes: code of format 2 looks for files of their own only, and
   refuses a home of format 3 rather than miss the bytes in its packs.  Ingest migrates a home
   before its first batch (:func:`flows.ingest.ingest_files`), so no pack lands in a home of format 2.
+* 3 -> 4: a load's source is the file's place (its path below the folder it was found in), no longer its bare
+  name: before, files of one name in many folders (a ``results.json`` per model) superseded each other, and only
+  the last was current.  Manifests are not rewritten: :func:`warehouse.source_renames.record_renames` writes the
+  new source of each load that was superseded only by such a clash, and the loads view reads it.
 
 A home of a newer format than this code knows is refused with :class:`HomeFormatError`.
 """
@@ -23,9 +27,10 @@ import json
 from scorehouse.aggregators.errors import ScorehouseError
 from scorehouse.warehouse import atomic
 from scorehouse.warehouse.integrity import record_missing
+from scorehouse.warehouse.source_renames import record_renames
 from scorehouse.warehouse.storage import Warehouse
 
-HOME_FORMAT = 3
+HOME_FORMAT = 4
 FORMAT_FILE = "format.json"
 # Folders of a load batch's files, named <batch>.parquet (warehouse.storage), as globs under the home.
 BATCH_FILES = ("scores/benchmark=*/level=*", "battles/benchmark=*", "coverage", "quarantine", "systems",
@@ -59,5 +64,6 @@ def migrate(warehouse: Warehouse) -> bool:
     snapshots = {p.stem: sorted(home.glob(f"snapshots/benchmark=*/snapshot={p.stem}/*.parquet"))
                  for p in warehouse.dir("snapshot_manifests").glob("*.parquet")}
     record_missing(home, "snapshots", snapshots)
+    record_renames(warehouse)
     atomic.write_json({"format": HOME_FORMAT}, home / FORMAT_FILE)
     return True

@@ -53,6 +53,8 @@ class Newest:
         return f"SELECT * FROM ({relation}) QUALIFY {self.window()} = 1"
 
 
+# The sources of loads of homes older than format 4, renamed by its migration (warehouse.source_renames).
+RENAMES_FILE = "source_renames.parquet"
 LOAD = Newest(("source",), ("loaded_at", "load_id"))
 SCORE_CELL = Newest(("benchmark", "level", "task", "metric", "instance", "system"), ("loaded_at", "load_id"))
 SYSTEM = Newest(("benchmark", "system"), ("loaded_at", "load_id"))
@@ -141,16 +143,22 @@ def files_relation(files: list[Path], schema: dict[str, pl.DataType], extra: tup
     return f"SELECT * FROM read_parquet({listed(files)}{', hive_partitioning = true' if extra else ''})"
 
 
-def loads_relation(home: Path) -> str:
+def loads_relation(home: Path, renamed: bool = True) -> str:
     """Every load manifest under ``home`` with ``is_current`` (:data:`LOAD`): the ``loads`` view.
 
     Manifests are read by column name: one written before a column of :data:`LOADS` existed
     reads it as null (a plain ``read_parquet`` over mixed files would drop the column), and
     ``parser_version`` as :data:`UNVERSIONED_PARSER`, ``batch_id`` as the load id (one file per load).
+    A load whose source the migration to home format 4 renamed (:mod:`warehouse.source_renames`) has that
+    source, when ``renamed``.
     """
     manifests = relation("*.parquet", home / "loads", LOADS, by_name=True)
     versioned = (f"SELECT * REPLACE (coalesce(parser_version, {UNVERSIONED_PARSER}) AS parser_version, "
                  f"coalesce(batch_id, load_id) AS batch_id) FROM ({manifests})")
+    renames = home / RENAMES_FILE
+    if renamed and renames.exists():
+        versioned = (f"SELECT m.* REPLACE (coalesce(r.source, m.source) AS source) FROM ({versioned}) AS m "
+                     f"LEFT JOIN read_parquet({sql_literal(glob_escaped(renames))}) AS r USING (load_id)")
     return f"SELECT *, {LOAD.window()} = 1 AS is_current FROM ({versioned})"
 
 

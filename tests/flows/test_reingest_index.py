@@ -97,7 +97,7 @@ def test_skipped_and_rejected_files_are_known_from_the_index_until_a_file_beside
     assert first["Broken.json1"][0] == "rejected" and first["notes.log1"][0] == "skipped"
 
     files = sorted(p for p in model.rglob("*") if p.is_file())
-    walked = set(files)
+    walked = {f: f.name for f in files}
     planned = {p.path: p for p in plan_files(Warehouse(home), files, [str(f) for f in files], None, None, False,
                                               False, None, walked)}
     assert {p.action for p in planned.values()} == {"unchanged", "known"}
@@ -120,7 +120,7 @@ def test_skipped_and_rejected_files_are_known_from_the_index_until_a_file_beside
     newest.write_text(json.dumps({**doc, "mteb_version": "9.0.0"}), encoding="utf-8")
     files = sorted(p for p in model.rglob("*") if p.is_file())
     planned = {p.path: p for p in plan_files(Warehouse(home), files, [str(f) for f in files], None, None, False,
-                                              False, None, set(files))}
+                                              False, None, {f: f.name for f in files})}
     assert planned[superseded].action == "read" and planned[broken].action == "read"
     outcomes = {f.path: f for f in ingest_flow([str(model.parent)], home=str(home)).files}
     assert outcomes[str(superseded)].status == "skipped" and "2/DBPedia.json" in outcomes[str(superseded)].error

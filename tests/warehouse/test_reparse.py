@@ -261,7 +261,7 @@ def test_a_home_of_format_two_ingests_reparses_and_verifies_after_its_migration(
     report = ingest_flow([str(VALUE_CSV)], home=str(home), reparse=True)
     assert [(f.status, f.path, f.reparsed) for f in report.files] == [("loaded", str(VALUE_CSV), False),
                                                                        ("loaded", str(dump), True)]
-    assert (home / "format.json").read_text().replace(" ", "").replace("\n", "") == '{"format":3}'
+    assert (home / "format.json").read_text().replace(" ", "").replace("\n", "") == '{"format":4}'
     versions = sql(home, "SELECT format, parser_version FROM loads WHERE is_current ORDER BY format")
     assert versions.rows() == [("value-leaderboard", 1), ("votenrank-leaderboard", 2)]
     assert sql(home, "SELECT count(*) FROM damaged_files").item() == 0
