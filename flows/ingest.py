@@ -162,7 +162,8 @@ def walk_folder(folder: Path) -> tuple[list[Path], list[FileOutcome]]:
 
 
 def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path], list[FileOutcome]]:
-    """Files to ingest (folders walked, sorted), documentation files skipped, and entries that are not
+    """Files to ingest (folders walked, sorted), documentation files found in a folder skipped (given by name, a
+    README is read like any file), and entries that are not
     regular files (FIFOs, devices, broken links, link loops, links out of a given folder), skipped with what they
     are, or rejected when they cannot be read."""
     files: list[Path] = []
@@ -180,8 +181,19 @@ def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path], list[
                 skipped.append(not_read(path, kind))
         else:
             raise NotFoundError(f"no such file or folder: {path}")
-    documents = [f for f in files if f.stem.lower().startswith(DOCUMENT_NAMES) and f.suffix.lower() in (".md", ".txt", "")]
+    named = {Path(p) for p in paths}
+    documents = [f for f in files if f not in named and f.stem.lower().startswith(DOCUMENT_NAMES)
+                 and f.suffix.lower() in (".md", ".txt", "")]
     return [f for f in files if f not in documents], documents, skipped
+
+
+def no_scores_from_named(outcome: FileOutcome) -> FileOutcome:
+    """A file given by name that was skipped (it holds no scores, or is not a regular file) as a failure of the run:
+    the user named it to be ingested.  Inside a folder, the same file is skipped and the run goes on."""
+    why = (outcome.error or outcome.path).removeprefix(f"{outcome.path}: ")
+    return replace(outcome, status="rejected", error=(
+        f"{outcome.path}: given by name, it yields no scores ({why}); name its format (--format) or its columns "
+        "(--system, --score or --score-columns ...), or leave it out"))
 
 
 def walked_places(paths: list[str | Path], files: list[Path]) -> dict[Path, str]:
@@ -509,6 +521,8 @@ def ingest_flow(
     walked = {**walked_places(paths, files), **{Path(f): place for f, place in (places or {}).items()}}
     report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel,
                                           batch_files=batch_files, columns=columns, walked=walked)
+    named = {str(Path(p)) for p in paths} - {str(f) for f in walked}
+    report.files = [no_scores_from_named(f) if f.status == "skipped" and f.path in named else f for f in report.files]
     if higher_is_better is not None:
         declare_directions(warehouse, report.files, higher_is_better)
     if reparse:
