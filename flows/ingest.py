@@ -188,8 +188,9 @@ def expand_paths(paths: list[str | Path]) -> tuple[list[Path], list[Path], list[
 
 
 def no_scores_from_named(outcome: FileOutcome) -> FileOutcome:
-    """A file given by name that was skipped (it holds no scores, or is not a regular file) as a failure of the run:
-    the user named it to be ingested.  Inside a folder, the same file is skipped and the run goes on."""
+    """A file given by name that was read and skipped as holding no scores, as a failure of the run: the user named it
+    to be ingested.  Inside a folder, the same file is skipped and the run goes on.  (An entry given by name that is
+    no regular file, a FIFO or a link loop, is not read: it stays skipped, reported.)"""
     why = (outcome.error or outcome.path).removeprefix(f"{outcome.path}: ")
     return replace(outcome, status="rejected", error=(
         f"{outcome.path}: given by name, it yields no scores ({why}); name its format (--format) or its columns "
@@ -519,10 +520,11 @@ def ingest_flow(
     files, documents, skipped = expand_paths(paths)
     report = IngestReport(skipped_documents=[str(d) for d in documents])
     walked = {**walked_places(paths, files), **{Path(f): place for f, place in (places or {}).items()}}
-    report.files = skipped + ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel,
-                                          batch_files=batch_files, columns=columns, walked=walked)
     named = {str(Path(p)) for p in paths} - {str(f) for f in walked}
-    report.files = [no_scores_from_named(f) if f.status == "skipped" and f.path in named else f for f in report.files]
+    report.files = skipped + [
+        no_scores_from_named(f) if f.status == "skipped" and f.path in named else f
+        for f in ingest_files(warehouse, files, format, benchmark, trust_pickle, progress, parallel,
+                              batch_files=batch_files, columns=columns, walked=walked)]
     if higher_is_better is not None:
         declare_directions(warehouse, report.files, higher_is_better)
     if reparse:

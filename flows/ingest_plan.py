@@ -13,8 +13,8 @@ again (:func:`settled_outcomes` says when the outcome still stands).
 
 The rules are those of one file at a time (load ids: :mod:`flows.lineage`),
 decided against the warehouse as it was when the run started, so two files of
-one run that share a source (same name, format and benchmark in two folders)
-are each decided against the loads before the run:
+one run that share a source (the same name given twice) are each decided against
+the loads before the run (the later one is then refused, :func:`flows.ingest.one_load_per_source`):
 
 - bytes loaded by the current parser version of their format (or by an older
   one, without ``--reparse``) are unchanged, unless their source has since been
