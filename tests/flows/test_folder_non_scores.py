@@ -1,5 +1,6 @@
 """Files that are not scores never fail a folder's ingest: mteb 2.x results folders with their run settings, notes
-and images beside the scores enter with exit 0; the same files given by name, and damaged dumps, stay errors.
+and images beside the scores enter with exit 0; the same files given by name fail (nothing named is silently
+ignored), and damaged dumps stay errors.
 A segment-score TSV whose header is separated by blanks is read."""
 
 import shutil
@@ -46,10 +47,12 @@ def test_a_results_folder_with_run_settings_notes_and_images_ingests_with_exit_0
         assert query_frame(con, "SELECT count(*) AS n FROM rejected_files").item() == 0
 
 
-def test_the_run_settings_given_by_name_are_skipped_and_an_unrecognised_file_given_by_name_is_an_error(
-        tmp_path, results, capsys):
+def test_the_run_settings_or_an_unrecognised_file_given_by_name_fail_the_run_and_say_why(tmp_path, results, capsys):
     settings = next(results.rglob("run_settings.jsonl"))
-    assert ingest(tmp_path / "home", str(settings)) == 0
+    assert ingest(tmp_path / "home", str(settings)) == 1
+    said = capsys.readouterr()
+    assert "run_settings.jsonl: given by name, it yields no scores (mteb 2.x run settings" in said.err
+    assert "name its format (--format)" in said.err
     assert ingest(tmp_path / "home", str(results / "notes.yaml")) == 1
     said = capsys.readouterr()
     assert "notes.yaml: unrecognised format; pass --format" in said.out + said.err
