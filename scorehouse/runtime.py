@@ -105,7 +105,10 @@ def flow_info(fn: Callable) -> FlowInfo:
 
 
 def retries_on(error: BaseException) -> bool:
-    """Whether a failed I/O step is tried again: on ``OSError`` only (never on a bug or bad data)."""
+    """Whether a failed I/O step is tried again: what a named error says (``ScorehouseError.retryable``), and
+    for any other error whether it is an ``OSError`` (never a bug or bad data)."""
+    if isinstance(error, ScorehouseError):
+        return error.retryable
     return isinstance(error, OSError)
 
 

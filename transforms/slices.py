@@ -12,9 +12,12 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from scorehouse.aggregators.errors import ScorehouseError
 
-class RunsError(ValueError):
-    """A column whose equal values are not next to each other: it cannot be cut into one slice per value."""
+
+class RunsError(ScorehouseError, ValueError):
+    """A column whose equal values are not next to each other: it cannot be cut into one slice per value (a bug of
+    the caller, which must sort the rows first; a retry cannot help)."""
 
 
 def runs(column: pl.Series) -> dict[object, tuple[int, int]]:

@@ -120,6 +120,17 @@ def test_in_process_an_io_step_is_retried_on_io_errors_only(monkeypatch):
     assert CALLS == ["compute"]
 
 
+def test_the_retry_rule_reads_what_a_named_error_says_and_retries_other_errors_only_on_io():
+    from scorehouse.flows.ingest_read import FileChangedError
+    from scorehouse.warehouse.catalog import WarehouseMissingError
+
+    assert runtime.retries_on(runtime.ApiUnreachableError("no answer"))  # retryable, and no OSError
+    assert runtime.retries_on(FileChangedError("changed while read"))
+    assert not runtime.retries_on(WarehouseMissingError("no home"))  # an OSError that says a retry cannot help
+    assert not runtime.retries_on(UsageError("bad option"))
+    assert runtime.retries_on(TimeoutError("slow disk")) and not runtime.retries_on(KeyError("bug"))
+
+
 def test_an_unmarked_function_is_not_a_step():
     with pytest.raises(TypeError, match="not marked as a step"):
         runtime.call(len, "abc")
