@@ -38,17 +38,19 @@ def nested_as_json(frame):  # noqa: ANN001, ANN201 - polars is imported lazily
 
 
 def write_table(frame, output_format: str, output) -> None:  # noqa: ANN001 - a polars frame; a path or None
-    """Write ``frame`` as csv, json or parquet: to the file ``output``, or to stdout (not parquet)."""
-    if output_format == "csv":
-        text = nested_as_json(frame).write_csv(output)
-    elif output_format == "json":
-        text = frame.write_json(output)
-        text = None if text is None else text + "\n"
+    """Write ``frame`` as csv, json or parquet: to the file ``output`` atomically (through the one export writer,
+    so a reader never sees half a file), or to stdout (not parquet)."""
+    table = nested_as_json(frame) if output_format == "csv" else frame
+    if output is not None:
+        from pathlib import Path
+
+        from scorehouse.warehouse.exports import write_export
+
+        write_export(table, output_format, Path(output))
+    elif output_format == "csv":
+        sys.stdout.write(table.write_csv())
     else:
-        frame.write_parquet(output)
-        text = None
-    if text is not None:
-        sys.stdout.write(text)
+        sys.stdout.write(table.write_json() + "\n")
 
 
 def print_ingest_report(report, verbose: bool = False) -> None:  # noqa: ANN001 - flows.ingest.IngestReport

@@ -19,6 +19,8 @@ import socket
 import threading
 from pathlib import Path
 
+from scorehouse.warehouse.atomic import write_text
+
 POLL_SECONDS = 1.0
 GRACE_SECONDS = 10.0
 
@@ -55,8 +57,8 @@ def serve(folder: Path, parent: int) -> None:
         server.should_exit = True
 
     threading.Thread(target=watch_parent, args=(parent, stop, shut_down), daemon=True).start()
-    state = folder / "server.json"
-    state.write_text(json.dumps({"pid": os.getpid(), "url": url}))
+    # Written aside and renamed: a client polling for the state never reads half of it.
+    write_text(json.dumps({"pid": os.getpid(), "url": url}), folder / "server.json")
     try:
         server.run(sockets=[listener])
     finally:
